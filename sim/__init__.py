@@ -1,0 +1,1 @@
+"""A compact link simulator for pipelined collectives, calibrated to the reference."""

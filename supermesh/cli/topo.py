@@ -1,0 +1,80 @@
+"""``supermesh topo``: build a topology, print its metrics, write it in a chosen format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.errors import SpecError
+from supermesh.topologies import metrics, to_json
+from supermesh.topologies.io import write_text_atomic
+
+_FORMATS = ("json", "anynet", "dot", "graphml")
+
+
+def _infer_format(path: str, fmt: str | None) -> str:
+    if fmt:
+        return fmt
+    suffix = Path(path).suffix.lower().lstrip(".")
+    mapping = {"json": "json", "anynet": "anynet", "dot": "dot", "gv": "dot", "graphml": "graphml"}
+    if suffix not in mapping:
+        raise SpecError(
+            f"cannot tell the format of {path!r} from its extension",
+            hint="pass --format json|anynet|dot|graphml",
+        )
+    return mapping[suffix]
+
+
+@click.command(epilog=SPEC_HELP)
+@click.argument("spec")
+@click.option("--json", "as_json", is_flag=True, help="Print the topology and metrics as JSON.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the topology here.")
+@click.option("--format", "fmt", type=click.Choice(_FORMATS), help="Format of -o (default: ext).")
+@click.option("--draw", type=click.Path(dir_okay=False), help="Render a picture (png/svg/pdf).")
+def topo(spec: str, as_json: bool, output: str | None, fmt: str | None, draw: str | None) -> None:
+    """Build topology SPEC and print its metrics."""
+    G = load_spec(spec)
+    fmt = _infer_format(output, fmt) if output else None
+    m = metrics(G)
+    if output:
+        from supermesh.export.topology import export_text
+
+        write_text_atomic(output, export_text(G, fmt or "json", metrics=m))
+    if draw:
+        from supermesh.draw import draw_topology, save_figure
+
+        save_figure(draw_topology(G), draw)
+    if as_json:
+        emit_json(to_json(G, metrics=m))
+        return
+    table = Table(title=m["name"], show_header=False)
+    table.add_column("metric")
+    table.add_column("value")
+    for row in metric_rows(m):
+        table.add_row(*row)
+    stdout_console().print(table)
+
+
+def metric_rows(m: dict) -> list[tuple[str, str]]:
+    """Rows ``(label, value)`` of the human-readable metric table."""
+    lpn = m["links_per_node"]
+    return [
+        ("spec", m["spec"]),
+        ("chiplets", ", ".join(f"{v} {k}" for k, v in m["chiplets"].items())),
+        ("links / arcs", f"{m['links']} / {m['arcs']}"),
+        ("added arcs", f"{m['added_arcs']} ({100 * m['added_share']:.1f}%)"),
+        (
+            "links per chiplet",
+            ", ".join(f"{c} {'/'.join(map(str, v))}" for c, v in lpn["by_class"].items()),
+        ),
+        ("router radix (max)", str(m["router_radix"])),
+        ("diameter (hops)", str(m["diameter"])),
+        (
+            "bisection width (arcs)",
+            str(m["bisection_width"]) + ("" if m["bisection_exact"] else " (upper bound)"),
+        ),
+        ("arc connectivity", str(m["arc_connectivity"])),
+    ]

@@ -1,0 +1,206 @@
+"""Topology files: lossless JSON, plus the formats other tools read (anynet, dot, graphml).
+
+JSON layout (``format: "supermesh-topology"``, ``version: 1``)::
+
+    {"format": "supermesh-topology", "version": 1,
+     "name": ..., "spec": ..., "family": ..., "rows": ..., "cols": ..., "params": {...},
+     "nodes": [{"id": 0, "kind": "compute", "pos": [x, y], "row": 0, "col": 0}, ...],
+     "arcs":  [{"src": 0, "dst": 1, "key": 0, "cls": "mesh", "bandwidth": 1.0,
+                "latency": 1.0}, ...],
+     "metrics": {...}}            # optional, written for people, ignored on read
+
+A doubled link gives two arc objects per direction (keys 0 and 1). Reading back gives a topology
+identical to the one written (same nodes, arcs, keys and attributes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from supermesh.errors import InputFileError, SupermeshError
+from supermesh.topologies.model import ARC_CLASSES, NODE_KINDS, arcs, new_topology
+
+__all__ = [
+    "from_json",
+    "read_json_file",
+    "read_topology",
+    "to_json",
+    "write_text_atomic",
+    "write_topology",
+]
+
+FORMAT = "supermesh-topology"
+
+
+def to_json(G: nx.MultiDiGraph, *, metrics: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Return the JSON-ready dict of a topology (see the module docstring for the layout).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> doc = to_json(build("smbi:2x2"))
+    >>> len(doc["nodes"]), len(doc["arcs"])
+    (4, 16)
+    """
+    g = G.graph
+    doc: dict[str, Any] = {
+        "format": FORMAT,
+        "version": 1,
+        "name": g.get("name", ""),
+        "spec": g.get("spec", ""),
+        "family": g.get("family", ""),
+        "rows": g.get("rows"),
+        "cols": g.get("cols"),
+        "params": dict(g.get("params", {})),
+        "nodes": [
+            {
+                "id": int(n),
+                "kind": d["kind"],
+                "pos": [float(d["pos"][0]), float(d["pos"][1])],
+                "row": d.get("row"),
+                "col": d.get("col"),
+            }
+            for n, d in sorted(G.nodes(data=True))
+        ],
+        "arcs": [
+            {
+                "src": u,
+                "dst": v,
+                "key": k,
+                "cls": G.edges[u, v, k]["cls"],
+                "bandwidth": float(G.edges[u, v, k]["bandwidth"]),
+                "latency": float(G.edges[u, v, k]["latency"]),
+            }
+            for u, v, k in arcs(G)
+        ],
+    }
+    if metrics is not None:
+        doc["metrics"] = metrics
+    return doc
+
+
+def _field(obj: dict[str, Any], name: str, where: str) -> Any:
+    if not isinstance(obj, dict) or name not in obj:
+        raise InputFileError(f"{where} lacks the field {name!r}")
+    return obj[name]
+
+
+def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.MultiDiGraph:
+    """Rebuild a topology from :func:`to_json` output.
+
+    Raises
+    ------
+    InputFileError
+        If a required field is missing, a kind or class is unknown, an arc names a missing node,
+        or an arc key is repeated.
+    """
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise InputFileError(
+            f"{source} is not a supermesh topology (format field is not {FORMAT!r})",
+            hint="write one with `supermesh topo SPEC -o FILE.json`",
+        )
+    G = new_topology(
+        str(doc.get("family", "file")),
+        str(doc.get("spec", "")),
+        str(doc.get("name", "")),
+        rows=doc.get("rows"),
+        cols=doc.get("cols"),
+        params=doc.get("params") or {},
+    )
+    for i, nd in enumerate(_field(doc, "nodes", source)):
+        where = f"{source} node #{i}"
+        node = _field(nd, "id", where)
+        kind = nd.get("kind", "compute")
+        pos = nd.get("pos", [0.0, 0.0])
+        if not isinstance(node, int) or node in G:
+            raise InputFileError(f"{where} has a bad or repeated id {node!r}")
+        if kind not in NODE_KINDS:
+            raise InputFileError(f"{where} has unknown kind {kind!r}", hint=f"use {NODE_KINDS}")
+        if not (isinstance(pos, list) and len(pos) == 2):
+            raise InputFileError(f"{where} has a bad pos {pos!r}", hint="use [x, y]")
+        G.add_node(
+            node,
+            kind=kind,
+            pos=(float(pos[0]), float(pos[1])),
+            row=nd.get("row"),
+            col=nd.get("col"),
+        )
+    for i, ad in enumerate(_field(doc, "arcs", source)):
+        where = f"{source} arc #{i}"
+        u, v, k = (_field(ad, f, where) for f in ("src", "dst", "key"))
+        cls = ad.get("cls", "mesh")
+        if u not in G or v not in G:
+            raise InputFileError(f"{where} ({u}->{v}) names a node that does not exist")
+        if not isinstance(k, int) or G.has_edge(u, v, k):
+            raise InputFileError(f"{where} ({u}->{v}) has a bad or repeated key {k!r}")
+        if cls not in ARC_CLASSES:
+            raise InputFileError(f"{where} has unknown cls {cls!r}", hint=f"use {ARC_CLASSES}")
+        G.add_edge(
+            u,
+            v,
+            key=k,
+            cls=cls,
+            bandwidth=float(ad.get("bandwidth", 1.0)),
+            latency=float(ad.get("latency", 1.0)),
+        )
+    if not G.graph["spec"]:
+        G.graph["spec"] = source
+    return G
+
+
+def read_json_file(path: str | Path) -> Any:
+    """Read and parse a JSON file, turning every I/O or syntax problem into an InputFileError."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputFileError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+
+
+def read_topology(path: str | Path) -> nx.MultiDiGraph:
+    """Read a topology JSON file written by :func:`write_topology`.
+
+    Raises
+    ------
+    InputFileError
+        If the file cannot be read, is not JSON, or is not a valid topology document.
+    """
+    return from_json(read_json_file(path), source=str(path))
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename.
+
+    An interrupted or failed write never leaves a partial file and never clobbers an existing one.
+    """
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as exc:
+        raise SupermeshError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_topology(
+    G: nx.MultiDiGraph, path: str | Path, *, metrics: dict[str, Any] | None = None
+) -> None:
+    """Write a topology as JSON (atomically; see :func:`write_text_atomic`)."""
+    write_text_atomic(path, json.dumps(to_json(G, metrics=metrics), indent=1) + "\n")

@@ -1,0 +1,253 @@
+"""Tree and schedule data types: plain dataclasses that round-trip through JSON without loss.
+
+A :class:`Tree` is one spanning arborescence given by its arcs ``(src, dst, key)`` (``key`` tells
+parallel arcs apart). For ``direction="out"`` (broadcast, AllGather) arcs point from parent to
+child; for ``direction="in"`` (reduce, ReduceScatter) they point from child to parent, i.e. they
+are the arcs the data really travel on.
+
+A :class:`TreeSet` is a group of pairwise arc-disjoint trees that run at the same time (the 4
+AllReduce trees, or one root set of a ReduceScatter / AllGather). A :class:`TreePacking` is what
+``supermesh trees`` writes: the topology spec, the direction, the solver status and bound, and one
+or more sets.
+
+JSON (``format: "supermesh-trees"``)::
+
+    {"format": "supermesh-trees", "version": 1, "topology": "smbi:4x4", "direction": "out",
+     "status": "optimal", "lower_bound": 6, "objective": 6, "method": "cpsat",
+     "span": null,                       # node ids every tree must reach; null = compute chiplets
+     "sets": [{"trees": [{"root": 0, "height": 6, "arcs": [[0, 1, 0], ...], "share": 1.0}, ...],
+               "lower_bound": 6}],
+     "trees": [...],                     # the trees of the first set, when there is one set
+     "certificate": null, "stats": {...}}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from supermesh.errors import InputFileError
+
+__all__ = ["STATUSES", "Tree", "TreePacking", "TreeSet"]
+
+STATUSES = ("optimal", "feasible", "infeasible")
+DIRECTIONS = ("out", "in")
+FORMAT = "supermesh-trees"
+
+
+@dataclass(frozen=True)
+class Tree:
+    """One arborescence.
+
+    Attributes
+    ----------
+    root : int
+        The root chiplet (the source of an out-tree, the sink of an in-tree).
+    arcs : tuple of (src, dst, key)
+        The arcs of the tree as the data travel (see the module docstring), sorted.
+    height : int
+        The claimed height: the largest number of arcs on a root-leaf path.
+    share : float
+        Fraction of the root's data this tree carries (1.0 unless weighted packings are used).
+
+    Examples
+    --------
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 2, 0)), height=2)
+    >>> Tree.from_json(t.to_json()) == t
+    True
+    """
+
+    root: int
+    arcs: tuple[tuple[int, int, int], ...]
+    height: int
+    share: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "arcs", tuple(sorted((int(u), int(v), int(k)) for u, v, k in self.arcs))
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict: ``root``, ``height``, ``share`` and ``arcs`` as [src, dst, key]."""
+        return {
+            "root": self.root,
+            "height": self.height,
+            "share": self.share,
+            "arcs": [list(a) for a in self.arcs],
+        }
+
+    @classmethod
+    def from_json(cls, doc: Any, *, where: str = "tree") -> Tree:
+        """Read a tree written by :meth:`to_json`; raises InputFileError on a malformed one."""
+        if not isinstance(doc, dict):
+            raise InputFileError(f"{where} is not an object")
+        for name in ("root", "arcs"):
+            if name not in doc:
+                raise InputFileError(f"{where} lacks the field {name!r}")
+        arcs = doc["arcs"]
+        if not isinstance(arcs, list) or not all(
+            isinstance(a, list) and len(a) == 3 and all(isinstance(x, int) for x in a) for a in arcs
+        ):
+            raise InputFileError(f"{where} arcs must be a list of [src, dst, key] integer triples")
+        if not isinstance(doc["root"], int):
+            raise InputFileError(f"{where} root must be an integer node id")
+        height = doc.get("height", -1)
+        if not isinstance(height, int):
+            raise InputFileError(f"{where} height must be an integer")
+        share = doc.get("share", 1.0)
+        if not isinstance(share, (int, float)):
+            raise InputFileError(f"{where} share must be a number")
+        return cls(
+            root=doc["root"],
+            arcs=tuple((a[0], a[1], a[2]) for a in arcs),
+            height=height,
+            share=float(share),
+        )
+
+
+@dataclass(frozen=True)
+class TreeSet:
+    """Trees that run at the same time and so must be pairwise arc-disjoint.
+
+    Attributes
+    ----------
+    trees : tuple of Tree
+    lower_bound : int or None
+        A proven lower bound on the maximum height of any such set with these roots.
+    """
+
+    trees: tuple[Tree, ...]
+    lower_bound: int | None = None
+
+    @property
+    def roots(self) -> list[int]:
+        """The roots in tree order."""
+        return [t.root for t in self.trees]
+
+    @property
+    def height(self) -> int:
+        """The largest tree height in the set."""
+        return max((t.height for t in self.trees), default=0)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict with ``trees`` and ``lower_bound``."""
+        return {"trees": [t.to_json() for t in self.trees], "lower_bound": self.lower_bound}
+
+    @classmethod
+    def from_json(cls, doc: Any, *, where: str = "set") -> TreeSet:
+        """Read a set written by :meth:`to_json`."""
+        if not isinstance(doc, dict) or not isinstance(doc.get("trees"), list):
+            raise InputFileError(f"{where} lacks a 'trees' list")
+        lb = doc.get("lower_bound")
+        return cls(
+            trees=tuple(
+                Tree.from_json(t, where=f"{where} tree #{i}") for i, t in enumerate(doc["trees"])
+            ),
+            lower_bound=lb if isinstance(lb, int) else None,
+        )
+
+
+@dataclass(frozen=True)
+class TreePacking:
+    """A solver's answer: one or more tree sets on one topology, with status and proof.
+
+    Attributes
+    ----------
+    topology : str
+        Spec string of the topology (or the path of its JSON file).
+    direction : {"out", "in"}
+    status : {"optimal", "feasible", "infeasible"}
+        ``optimal``: the objective equals a proven lower bound; ``feasible``: valid trees, not
+        proven optimal (``lower_bound`` shows the gap); ``infeasible``: ``certificate`` proves it.
+    sets : tuple of TreeSet
+        Empty when infeasible.
+    lower_bound : int or None
+        Proven lower bound on the objective (the maximum tree height over all sets).
+    objective : int or None
+        The objective reached (the maximum height), ``None`` when infeasible.
+    method : str
+        How the trees were made (``cpsat``, ``construct``, ``tto``, ``algorithm1``, ...).
+    span : tuple of int or None
+        Nodes every tree must reach; ``None`` means every compute chiplet.
+    certificate : dict or None
+        Proof of infeasibility (``{"set": [...], "entering_arcs": a, "required": r}``).
+    stats : dict
+        Solver statistics (wall time, gap, ...), informative only.
+    """
+
+    topology: str
+    direction: str
+    status: str
+    sets: tuple[TreeSet, ...] = ()
+    lower_bound: int | None = None
+    objective: int | None = None
+    method: str = ""
+    span: tuple[int, ...] | None = None
+    certificate: dict[str, Any] | None = None
+    stats: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.direction not in DIRECTIONS:
+            raise InputFileError(f"direction {self.direction!r} is not 'out' or 'in'")
+        if self.status not in STATUSES:
+            raise InputFileError(f"status {self.status!r} is not one of {STATUSES}")
+
+    @property
+    def trees(self) -> tuple[Tree, ...]:
+        """All trees of all sets, in order."""
+        return tuple(t for s in self.sets for t in s.trees)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict (see the module docstring)."""
+        doc: dict[str, Any] = {
+            "format": FORMAT,
+            "version": 1,
+            "topology": self.topology,
+            "direction": self.direction,
+            "status": self.status,
+            "lower_bound": self.lower_bound,
+            "objective": self.objective,
+            "method": self.method,
+            "span": list(self.span) if self.span is not None else None,
+            "sets": [s.to_json() for s in self.sets],
+        }
+        if len(self.sets) == 1:
+            doc["trees"] = doc["sets"][0]["trees"]
+        doc["certificate"] = self.certificate
+        doc["stats"] = self.stats
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Any, *, source: str = "tree file") -> TreePacking:
+        """Read a packing written by :meth:`to_json`.
+
+        A file with only ``trees`` (no ``sets``) is read as one set. Raises
+        :class:`~supermesh.errors.InputFileError` on anything malformed.
+        """
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise InputFileError(f"{source} is not a supermesh tree file (format {FORMAT!r})")
+        for name in ("topology", "direction", "status"):
+            if name not in doc:
+                raise InputFileError(f"{source} lacks the field {name!r}")
+        if isinstance(doc.get("sets"), list):
+            sets = tuple(
+                TreeSet.from_json(s, where=f"{source} set #{i}") for i, s in enumerate(doc["sets"])
+            )
+        elif isinstance(doc.get("trees"), list):
+            sets = (TreeSet.from_json({"trees": doc["trees"]}, where=source),)
+        else:
+            raise InputFileError(f"{source} has neither 'sets' nor 'trees'")
+        span = doc.get("span")
+        lb, obj = doc.get("lower_bound"), doc.get("objective")
+        return cls(
+            topology=str(doc["topology"]),
+            direction=str(doc["direction"]),
+            status=str(doc["status"]),
+            sets=sets,
+            lower_bound=lb if isinstance(lb, int) else None,
+            objective=obj if isinstance(obj, int) else None,
+            method=str(doc.get("method", "")),
+            span=tuple(int(x) for x in span) if isinstance(span, list) else None,
+            certificate=doc.get("certificate"),
+            stats=dict(doc.get("stats") or {}),
+        )

@@ -1,0 +1,1 @@
+"""Independent checkers of trees, certificates and schedules, and deadlock analysis."""
