@@ -8,7 +8,7 @@ chiplet. The SuperMesh variants add short links beside perimeter links only (Las
 from __future__ import annotations
 
 import itertools
-from typing import Literal, cast
+from typing import Literal
 
 import networkx as nx
 
@@ -126,7 +126,7 @@ def _alternate(links: list[tuple[int, int]], *, both_corners: bool) -> list[tupl
 def _check_side(side: str) -> Side:
     if side not in SIDES:
         raise SpecError(f"unknown side {side!r}", hint=f"use one of: {', '.join(SIDES)}")
-    return cast(Side, side)
+    return side
 
 
 def smbi(rows: int, cols: int) -> nx.MultiDiGraph:

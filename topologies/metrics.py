@@ -32,13 +32,19 @@ def links_per_node(G: nx.MultiDiGraph) -> dict[int, int]:
 
 
 def node_class(G: nx.MultiDiGraph, node: int) -> str:
-    """``corner``, ``border`` or ``interior`` for a compute chiplet of a grid; else its kind."""
+    """Class of a node for the links-per-node table.
+
+    ``corner``, ``border`` or ``interior`` for a compute chiplet of a grid; ``border`` or
+    ``interior`` (all six brick neighbours present) for a HexaMesh chiplet; else its kind.
+    """
     d = G.nodes[node]
     rows, cols = G.graph.get("rows"), G.graph.get("cols")
     if d["kind"] != "compute" or rows is None or d.get("row") is None:
         return str(d["kind"])
     if G.graph.get("family") == "hexamesh":
-        return "compute"
+        # interior: all six brick neighbours are compute chiplets
+        touching = {v for v in G.successors(node) if G.nodes[v]["kind"] == "compute"}
+        return "interior" if len(touching) == 6 else "border"
     r, c = d["row"], d["col"]
     edge_r, edge_c = r in (0, rows - 1), c in (0, cols - 1)
     if edge_r and edge_c:
@@ -69,8 +75,9 @@ def arc_connectivity(G: nx.MultiDiGraph, nodes: list[int] | None = None) -> int:
 def bisection_width(G: nx.MultiDiGraph) -> tuple[int, bool]:
     """Fewest arcs from one half of the chiplets to the other, over balanced halves.
 
-    Returns ``(width, exact)``. Exact by enumeration up to 20 chiplets; above that the minimum
-    of the straight middle cuts (grid families) and a Kernighan-Lin bisection, an upper bound.
+    Returns ``(width, exact)``. Exact by enumeration up to 20 nodes; above that the minimum of
+    the two straight middle cuts of the drawing (first half of the nodes by x, by y) and a
+    Kernighan-Lin bisection: an upper bound.
 
     Examples
     --------
@@ -98,14 +105,10 @@ def bisection_width(G: nx.MultiDiGraph) -> tuple[int, bool]:
             low = int(np.minimum(ab, ba).min())
             best = low if best is None else min(best, low)
         return (best or 0), True
-    candidates = []
-    rows, cols = G.graph.get("rows"), G.graph.get("cols")
-    pos = {v: (G.nodes[v].get("row"), G.nodes[v].get("col")) for v in nodes}
-    if rows and cols and all(r is not None for r, _ in pos.values()):
-        for axis, size in ((0, rows), (1, cols)):
-            half = {v for v in nodes if pos[v][axis] < size // 2}
-            if len(half) > 0 and abs(2 * len(half) - n) <= 1:
-                candidates.append(half)
+    # straight cuts through the drawing: the first half of the nodes by x, and by y
+    coords = {v: tuple(G.nodes[v]["pos"]) for v in nodes}
+    candidates = [set(sorted(nodes, key=lambda v: (coords[v][0], v))[: n // 2])]
+    candidates.append(set(sorted(nodes, key=lambda v: (coords[v][1], v))[: n // 2]))
     U = nx.Graph()
     U.add_nodes_from(nodes)
     for (u, v), k in Counter(tuple(sorted(e)) for e in G.edges()).items():

@@ -56,6 +56,7 @@ def _sides_opt(value: str) -> list[str]:
 
 
 _SIDE = _choice_opt("io", grid.SIDES)
+_CONC = ("conc", _int_opt("conc", (1, 4)))
 
 
 @dataclass(frozen=True)
@@ -144,16 +145,41 @@ FAMILIES: dict[str, Family] = {
             "HexaMesh brick wall (Iff et al., DAC 2023): rR or row lengths a-b-c",
             memory=True,
         ),
-        Family("folded-torus", "grid", _lazy("interposer", "folded_torus"), "folded torus"),
-        Family("kite-small", "grid", _lazy("interposer", "kite_small"), "Kite-Small"),
-        Family("kite-medium", "grid", _lazy("interposer", "kite_medium"), "Kite-Medium"),
+        Family(
+            "folded-torus",
+            "grid",
+            _lazy("interposer", "folded_torus"),
+            "folded torus: rings i<->i+2 plus end pairs (conc=4: 4 chiplets per router)",
+            {"conc": _CONC},
+        ),
+        Family(
+            "kite-small",
+            "grid",
+            _lazy("interposer", "kite_small"),
+            "Kite-Small (Bharadwaj et al., DAC 2020): diagonals, then unit links; conc=4",
+            {"conc": _CONC},
+        ),
+        Family(
+            "kite-medium",
+            "grid",
+            _lazy("interposer", "kite_medium"),
+            "Kite-Medium: length-2 links, diagonals, unit links; conc=4",
+            {"conc": _CONC},
+        ),
         Family(
             "double-butterfly",
             "grid",
             _lazy("interposer", "double_butterfly"),
-            "Double Butterfly",
+            "Double Butterfly (Kannan et al., MICRO 2015): row chains + XOR cross links; conc=4",
+            {"conc": _CONC},
         ),
-        Family("butterdonut", "grid", _lazy("interposer", "butterdonut"), "ButterDonut"),
+        Family(
+            "butterdonut",
+            "grid",
+            _lazy("interposer", "butterdonut"),
+            "ButterDonut: folded row rings + butterfly cross links; conc=4",
+            {"conc": _CONC},
+        ),
         Family("cmesh", "grid", _lazy("interposer", "cmesh"), "concentrated mesh, 4 per router"),
     ]
 }

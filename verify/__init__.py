@@ -1,1 +1,72 @@
-"""Independent checkers of trees, certificates and schedules, and deadlock analysis."""
+"""Independent checkers of trees, certificates and schedules, and deadlock analysis.
+
+Nothing here calls the code it checks (:mod:`supermesh.trees` algorithms, :mod:`supermesh.sim`):
+every check recounts from the topology and the claimed objects, so a user can trust a schedule
+without trusting the solver that made it. Checkers return a list of
+:class:`~supermesh.verify.findings.Finding` (empty means valid).
+
+Examples
+--------
+>>> from supermesh.topologies import build
+>>> from supermesh.trees.model import Tree
+>>> from supermesh.verify import check_tree
+>>> G = build("mesh:2x2")
+>>> [f.code for f in check_tree(G, Tree(0, ((0, 1, 0), (0, 2, 0), (1, 3, 0)), 3), direction="out")]
+['height-mismatch']
+"""
+
+from supermesh.verify.certificates import (
+    check_certificate,
+    check_edmonds_certificate,
+    check_frank_certificate,
+    check_height_claim,
+    crossing_arcs,
+    eccentricity,
+)
+from supermesh.verify.deadlock import (
+    DeadlockReport,
+    Schedule,
+    Transfer,
+    check_deadlock,
+    dependency_graph,
+    fifo_orders,
+    transfers,
+    wait_for_graph,
+)
+from supermesh.verify.files import FileReport, check_document, check_file
+from supermesh.verify.findings import Finding, errors, format_finding
+from supermesh.verify.trees import (
+    check_disjoint,
+    check_packing,
+    check_rates,
+    check_tree,
+    span_nodes,
+)
+
+__all__ = [
+    "DeadlockReport",
+    "FileReport",
+    "Finding",
+    "Schedule",
+    "Transfer",
+    "check_certificate",
+    "check_deadlock",
+    "check_disjoint",
+    "check_document",
+    "check_edmonds_certificate",
+    "check_file",
+    "check_frank_certificate",
+    "check_height_claim",
+    "check_packing",
+    "check_rates",
+    "check_tree",
+    "crossing_arcs",
+    "dependency_graph",
+    "eccentricity",
+    "errors",
+    "fifo_orders",
+    "format_finding",
+    "span_nodes",
+    "transfers",
+    "wait_for_graph",
+]

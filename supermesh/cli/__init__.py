@@ -33,6 +33,9 @@ EXIT_INTERRUPTED = 130
 _COMMANDS: dict[str, str] = {
     "topo": "topo",
     "report": "report",
+    "verify": "verify",
+    "bound": "bound",
+    "schedule": "schedule",
 }
 
 

@@ -36,17 +36,21 @@ def _infer_format(path: str, fmt: str | None) -> str:
 @click.option("--draw", type=click.Path(dir_okay=False), help="Render a picture (png/svg/pdf).")
 def topo(spec: str, as_json: bool, output: str | None, fmt: str | None, draw: str | None) -> None:
     """Build topology SPEC and print its metrics."""
-    G = load_spec(spec)
-    fmt = _infer_format(output, fmt) if output else None
-    m = metrics(G)
-    if output:
-        from supermesh.export.topology import export_text
+    from supermesh.draw import draw_topology, figure_format, save_figure
+    from supermesh.export.topology import export_text
 
-        write_text_atomic(output, export_text(G, fmt or "json", metrics=m))
     if draw:
-        from supermesh.draw import draw_topology, save_figure
-
-        save_figure(draw_topology(G), draw)
+        figure_format(draw)  # a bad extension fails before anything is built or written
+    fmt = _infer_format(output, fmt) if output else None
+    G = load_spec(spec)
+    m = metrics(G)
+    # build everything first, then write: an error leaves no file behind
+    text = export_text(G, fmt or "json", metrics=m) if output else None
+    figure = draw_topology(G) if draw else None
+    if output and text is not None:
+        write_text_atomic(output, text)
+    if draw and figure is not None:
+        save_figure(figure, draw)
     if as_json:
         emit_json(to_json(G, metrics=m))
         return

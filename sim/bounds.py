@@ -1,0 +1,273 @@
+"""The cut bound on a collective's throughput (BRIEF section 5), with the cut that proves it.
+
+Let source ``i`` hold ``d_i`` bytes that every rank must receive (AllGather: every rank holds
+``M/n``; broadcast: the root holds ``M``). A node set ``S`` that contains a rank needs every byte of
+the sources outside ``S`` to cross into it, through links of total bandwidth ``B_in(S)``, so::
+
+    T >= max_S  sum_{i not in S} d_i / B_in(S),   i.e.  M / T <= min_S  M B_in(S) / sum_{i not in S} d_i
+
+For AllGather this is ``min_S n B_in(S) / |R \\ S|`` (Zhao et al., ForestColl, 2024, who show fractional
+tree packings reach it): 32/15 links on a 4x4 mesh (a corner: 2 links in, 15 shards to get), 64/15 with
+the perimeter doubled, 256/63 on an 8x8 SuperMeshBi. The minimum over all sets is found exactly
+with max-flows: add a source ``s`` with an arc ``s -> i`` of capacity ``y d_i``; every set ``S``
+satisfies the inequality at rate ``y`` iff the max-flow from ``s`` to every rank is at least
+``y M``. Starting from the best single-node cut, each violated rank's minimum cut gives a set with
+a smaller ratio (Dinkelbach's iteration); when no rank is violated the current ratio is the
+minimum and its set is the certificate.
+
+ReduceScatter and reduce are the same problem on the reversed network. AllReduce is different: a
+set ``S`` that holds a rank but misses another must learn the sum of the inputs outside it, ``M``
+bytes whatever the algorithm (partial sums can be combined, but not below ``M``), so
+``T >= M / min_S B_in(S)``: the minimum cut between two ranks. (Adding the ReduceScatter and
+AllGather bounds would not be a valid AllReduce bound: TTO reduces into 3 roots only and beats it.)
+
+References
+----------
+.. [1] L. Zhao et al., "ForestColl: Throughput-Optimal Collective Communications on Heterogeneous
+   Network Fabrics", arXiv:2402.06787, 2024.
+.. [2] W. Dinkelbach, "On nonlinear fractional programming", Management Science 13(7), 1967.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import igraph as ig
+import networkx as nx
+import numpy as np
+
+from supermesh.errors import TopologyError
+from supermesh.topologies.model import compute_nodes
+
+__all__ = ["ThroughputBound", "collective_bound", "cut_bound", "rank_connectivity"]
+
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class ThroughputBound:
+    """Best possible algorithm bandwidth, in units of one link's bandwidth.
+
+    Attributes
+    ----------
+    value : float
+        ``M / T`` at best, counting a link of ``bandwidth`` 1.0 as 1 (multiply by the bytes per
+        time unit of a link to get bytes per time unit).
+    certificate : dict
+        The node set whose cut attains the bound: ``{"set": [...], "entering_bandwidth": b,
+        "bytes_outside": fraction}`` (for AllReduce, one certificate per phase).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> b = cut_bound(build("mesh:4x4"))
+    >>> round(b.value * 15, 9), b.certificate["set"]
+    (32.0, [0])
+    """
+
+    value: float
+    certificate: dict = field(default_factory=dict)
+
+
+def _graph(G: nx.MultiDiGraph, reverse: bool) -> tuple[ig.Graph, list[float], list[int]]:
+    nodes = sorted(int(n) for n in G.nodes)
+    index = {n: i for i, n in enumerate(nodes)}
+    cap: dict[tuple[int, int], float] = {}
+    for u, v, bw in G.edges(data="bandwidth", default=1.0):
+        pair = (index[v], index[u]) if reverse else (index[u], index[v])
+        cap[pair] = cap.get(pair, 0.0) + float(bw)
+    pairs = sorted(cap)
+    graph = ig.Graph(n=len(nodes) + 1, edges=pairs, directed=True)
+    return graph, [cap[p] for p in pairs], nodes
+
+
+def cut_bound(
+    G: nx.MultiDiGraph,
+    sources: Mapping[int, float] | None = None,
+    *,
+    ranks: Iterable[int] | None = None,
+    reverse: bool = False,
+) -> ThroughputBound:
+    """Exact cut bound on the throughput of delivering the sources' data to every rank.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        Topology; arc attribute ``bandwidth`` (default 1.0) is its capacity.
+    sources : mapping node -> weight, optional
+        Share of the data each source holds (normalised to sum to 1). Default: every rank holds an
+        equal share (AllGather).
+    ranks : iterable of int, optional
+        Nodes that must receive everything (default: the compute chiplets).
+    reverse : bool
+        Use the reversed network (ReduceScatter, reduce).
+
+    Returns
+    -------
+    ThroughputBound
+
+    Raises
+    ------
+    TopologyError
+        If some rank cannot be reached at all, or there is nothing to deliver.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> round(cut_bound(build("smbi:4x4")).value, 6)  # 64/15
+    4.266667
+    >>> cut_bound(build("smbi:4x4"), {0: 1.0}).value  # broadcast from a corner: 4 links out
+    4.0
+    """
+    rank_list = sorted(int(r) for r in (ranks if ranks is not None else compute_nodes(G)))
+    if sources is None:
+        sources = dict.fromkeys(rank_list, 1.0)
+    total = float(sum(sources.values()))
+    if total <= 0 or len(rank_list) == 0:
+        raise TopologyError("a cut bound needs data at some source and at least one rank")
+    share = {int(k): float(v) / total for k, v in sources.items() if v > 0}
+    graph, cap, nodes = _graph(G, reverse)
+    index = {n: i for i, n in enumerate(nodes)}
+    s = len(nodes)
+    src_ids = sorted(share)
+    graph.add_edges([(s, index[i]) for i in src_ids])
+    ends = np.array(graph.get_edgelist()[: len(cap)], dtype=np.int64).reshape(-1, 2)
+    cap_arr = np.asarray(cap, dtype=np.float64)
+    src_idx = np.array([index[i] for i in src_ids], dtype=np.int64)
+    src_share = np.array([share[i] for i in src_ids], dtype=np.float64)
+
+    def ratio(side: Iterable[int]) -> tuple[float, float, float]:
+        inside = np.zeros(len(nodes) + 1, dtype=bool)
+        inside[list(side)] = True
+        entering = float(cap_arr[inside[ends[:, 1]] & ~inside[ends[:, 0]]].sum())
+        outside = float(src_share[~inside[src_idx]].sum())
+        return (entering / outside if outside > _EPS else float("inf")), entering, outside
+
+    # start from the best single-rank cut
+    best_set: list[int] = []
+    best = float("inf")
+    for r in rank_list:
+        value, _, _ = ratio([index[r]])
+        if value < best:
+            best, best_set = value, [index[r]]
+    if best == float("inf"):
+        # every rank is a source of everything: nothing needs to move
+        return ThroughputBound(float("inf"), {"set": [], "entering_bandwidth": 0.0})
+    for _ in range(len(nodes) + 2):
+        y = best
+        capacity = cap + [y * share[i] for i in src_ids]
+        improved = False
+        for r in rank_list:
+            t = index[r]
+            if share.get(r, 0.0) >= 1 - _EPS:
+                continue
+            flow = graph.maxflow(s, t, capacity=capacity)
+            if flow.value < y - _EPS * max(1.0, y):
+                side = [v for v in flow.partition[1] if v != s]
+                value, _, _ = ratio(side)
+                if value < best - _EPS * max(1.0, best):
+                    best, best_set = value, side
+                    improved = True
+                    break
+        if not improved:
+            break
+    if best == 0:
+        raise TopologyError(
+            f"rank set {[nodes[i] for i in best_set]} cannot be reached from the data",
+            hint="check that the topology is strongly connected",
+        )
+    _, entering, outside = ratio(best_set)
+    return ThroughputBound(
+        best,
+        {
+            "set": sorted(nodes[i] for i in best_set),
+            "entering_bandwidth": entering,
+            "bytes_outside": outside,
+        },
+    )
+
+
+def collective_bound(
+    G: nx.MultiDiGraph,
+    collective: str,
+    *,
+    roots: Iterable[int] | None = None,
+    ranks: Iterable[int] | None = None,
+) -> ThroughputBound:
+    """The cut bound of a collective (see the module docstring).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce"}
+    roots : iterable of int, optional
+        Sources of a broadcast / sinks of a reduce, with equal shares (default: the lowest rank).
+    ranks : iterable of int, optional
+        Default: the compute chiplets.
+
+    Returns
+    -------
+    ThroughputBound
+        For AllReduce the rank connectivity (see :func:`rank_connectivity`).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> collective_bound(build("mesh:4x4"), "allreduce").value  # a corner has 2 links in
+    2.0
+    """
+    rank_list = sorted(int(r) for r in (ranks if ranks is not None else compute_nodes(G)))
+    if collective in ("broadcast", "reduce"):
+        root_list = sorted({int(r) for r in roots}) if roots is not None else rank_list[:1]
+        return cut_bound(
+            G, dict.fromkeys(root_list, 1.0), ranks=rank_list, reverse=collective == "reduce"
+        )
+    if collective == "allgather":
+        return cut_bound(G, ranks=rank_list)
+    if collective == "reducescatter":
+        return cut_bound(G, ranks=rank_list, reverse=True)
+    return rank_connectivity(G, rank_list)
+
+
+def rank_connectivity(G: nx.MultiDiGraph, ranks: Iterable[int] | None = None) -> ThroughputBound:
+    """Minimum total bandwidth of a cut separating two ranks (the AllReduce bound).
+
+    Every cut separating two ranks separates the lowest rank ``r`` from some rank ``v`` in one
+    direction or the other, so ``min_v min(maxflow(r, v), maxflow(v, r))`` is the minimum.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    ranks : iterable of int, optional
+        Default: the compute chiplets.
+
+    Returns
+    -------
+    ThroughputBound
+        ``value`` in link units; ``certificate["set"]`` is the side that the cut enters.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> rank_connectivity(build("smbi:4x4")).value
+    4.0
+    """
+    rank_list = sorted(int(r) for r in (ranks if ranks is not None else compute_nodes(G)))
+    if len(rank_list) < 2:
+        return ThroughputBound(float("inf"), {"set": [], "entering_bandwidth": 0.0})
+    graph, cap, nodes = _graph(G, False)
+    index = {n: i for i, n in enumerate(nodes)}
+    r = index[rank_list[0]]
+    best = float("inf")
+    best_set: list[int] = []
+    for v in rank_list[1:]:
+        t = index[v]
+        for a, b in ((r, t), (t, r)):
+            flow = graph.maxflow(a, b, capacity=cap)
+            if flow.value < best:
+                best = flow.value
+                best_set = [x for x in flow.partition[1] if x < len(nodes)]
+    return ThroughputBound(
+        best, {"set": sorted(nodes[i] for i in best_set), "entering_bandwidth": best}
+    )

@@ -1,0 +1,294 @@
+"""Tree sets + a collective + a size -> a :class:`~supermesh.sim.program.Program`.
+
+The pipelined tree collectives of the SuperMesh paper (and of TTO before it):
+
+- ``allreduce``: the data are split evenly over all trees; a reduce-scatter phase (chunks flow up
+  each tree, leaves first, every node aggregating its children before sending on), a global
+  barrier (the all-gather starts once every root has every chunk), then an all-gather phase (chunks
+  flow down each tree, root first).
+- ``reducescatter`` / ``allgather``: each root owns ``bytes / (number of roots)``; all root sets
+  share the per-link FIFOs, set after set, with no barrier between sets.
+- ``reduce`` / ``broadcast``: one phase over the given trees, the data split evenly over them.
+
+A tree edge carries ``ceil(tree_bytes / chunk_bytes)`` chunks (the last one padded, as in the
+reference). In each link's FIFO the transfers are ordered by set, then chunk, then (within a chunk)
+deepest edges first for a reduce and shallowest first for a broadcast.
+
+Trees come in either orientation (:class:`~supermesh.trees.model.TreePacking` says which); the
+reduce phases use child -> parent arcs and the broadcast phases parent -> child arcs, so a packing
+of out-trees runs its reduce-scatter on the reversed arcs (same key: the same physical link).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import networkx as nx
+
+from supermesh.errors import SpecError, TopologyError
+from supermesh.sim.presets import SimParams
+from supermesh.sim.program import PhaseBuilder, Program
+from supermesh.topologies.model import Arc
+from supermesh.trees.model import Tree, TreePacking, TreeSet
+
+__all__ = [
+    "COLLECTIVES",
+    "OrientedTree",
+    "chunk_count",
+    "orient",
+    "tree_program",
+]
+
+COLLECTIVES = ("allreduce", "reducescatter", "allgather", "broadcast", "reduce")
+_ALIASES = {
+    "ar": "allreduce",
+    "all-reduce": "allreduce",
+    "rs": "reducescatter",
+    "reduce-scatter": "reducescatter",
+    "ag": "allgather",
+    "all-gather": "allgather",
+    "bcast": "broadcast",
+}
+
+
+def check_collective(name: str) -> str:
+    """Canonical collective name; raises :class:`SpecError` on an unknown one.
+
+    Examples
+    --------
+    >>> check_collective("RS"), check_collective("all-gather")
+    ('reducescatter', 'allgather')
+    """
+    key = str(name).strip().lower()
+    key = _ALIASES.get(key, key)
+    if key not in COLLECTIVES:
+        raise SpecError(f"unknown collective {name!r}", hint=f"use one of: {', '.join(COLLECTIVES)}")
+    return key
+
+
+class OrientedTree:
+    """A tree as parent -> child arcs with depths (the form every builder here uses).
+
+    Parameters
+    ----------
+    root : int
+    down : list of (parent, child, key)
+        Arcs from parent to child.
+    share : float
+        Weight of this tree in splitting the data.
+    """
+
+    def __init__(self, root: int, down: list[Arc], share: float = 1.0) -> None:
+        self.root = root
+        self.share = share
+        self.parent: dict[int, Arc] = {}
+        for u, v, k in down:
+            if v in self.parent or v == root:
+                raise TopologyError(f"tree rooted at {root} reaches node {v} twice")
+            self.parent[v] = (u, v, k)
+        self.depth: dict[int, int] = {root: 0}
+        for v in self.parent:
+            self._depth(v)
+        self.children: dict[int, list[int]] = {}
+        for v, (u, _, _) in self.parent.items():
+            self.children.setdefault(u, []).append(v)
+        self.height = max(self.depth.values())
+
+    def _depth(self, v: int) -> int:
+        path = []
+        while v not in self.depth:
+            path.append(v)
+            if v not in self.parent:
+                raise TopologyError(f"node {v} of the tree rooted at {self.root} hangs from nothing")
+            v = self.parent[v][0]
+            if len(path) > len(self.parent) + 1:
+                raise TopologyError(f"the tree rooted at {self.root} has a cycle")
+        d = self.depth[v]
+        for w in reversed(path):
+            d += 1
+            self.depth[w] = d
+        return d
+
+
+def orient(tree: Tree, direction: str) -> OrientedTree:
+    """Turn a stored :class:`~supermesh.trees.model.Tree` into parent -> child arcs.
+
+    Out-trees store parent -> child already; in-trees store child -> parent, so each arc is
+    reversed (keeping its key).
+    """
+    if direction == "out":
+        down = [(u, v, k) for u, v, k in tree.arcs]
+    else:
+        down = [(v, u, k) for u, v, k in tree.arcs]
+    return OrientedTree(tree.root, down, tree.share)
+
+
+def _tree_sets(
+    trees: TreePacking | Sequence[TreeSet] | Sequence[Sequence[Tree]], direction: str
+) -> list[list[OrientedTree]]:
+    if isinstance(trees, TreePacking):
+        direction = trees.direction
+        groups: Sequence = trees.sets
+    else:
+        groups = trees
+    out = []
+    for s in groups:
+        members = s.trees if isinstance(s, TreeSet) else s
+        out.append([orient(t, direction) for t in members])
+    return [s for s in out if s]
+
+
+def chunk_count(nbytes: float, chunk_bytes: int) -> int:
+    """Chunks needed for ``nbytes`` (ceiling, at least 1 for any data).
+
+    Examples
+    --------
+    >>> chunk_count(4 * 2**20 / 4, 12288)  # 4 MiB over 4 trees, as in the reference: 86
+    86
+    """
+    if nbytes <= 0:
+        return 0
+    return max(1, math.ceil(nbytes / chunk_bytes - 1e-9))
+
+
+def _arc(G: nx.MultiDiGraph, arc: Arc) -> Arc:
+    u, v, k = arc
+    if not G.has_edge(u, v, key=k):
+        raise TopologyError(
+            f"the schedule uses arc {u}->{v} (key {k}), which the topology does not have",
+            hint="trees for a reduce phase need the reverse of every tree arc; pass in-trees",
+        )
+    return arc
+
+
+def tree_program(
+    G: nx.MultiDiGraph,
+    trees: TreePacking | Sequence[TreeSet] | Sequence[Sequence[Tree]],
+    collective: str,
+    nbytes: int,
+    params: SimParams,
+    *,
+    direction: str = "out",
+) -> Program:
+    """Build the FIFO program of a pipelined tree collective.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology (arcs are checked against it).
+    trees : TreePacking, or a sequence of TreeSet / of lists of Tree
+        One or more sets of trees; sets run one after another in the shared FIFOs.
+    collective : str
+        One of :data:`COLLECTIVES`.
+    nbytes : int
+        Collective size in bytes (the whole vector, as in the paper).
+    params : SimParams
+        Chunking and timing.
+    direction : {"out", "in"}
+        Orientation of the stored trees when ``trees`` is not a TreePacking.
+
+    Returns
+    -------
+    Program
+
+    Raises
+    ------
+    SpecError, TopologyError
+        Unknown collective, no trees, or a tree arc missing from the topology.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.sim.presets import get_preset
+    >>> G = build("mesh:1x3")
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 2, 0)), height=2)
+    >>> prog = tree_program(G, [[t]], "allgather", 3 * 12288, get_preset())
+    >>> prog.phases[0].count.tolist(), prog.meta["chunks"]
+    ([1, 1], [1])
+    """
+    collective = check_collective(collective)
+    sets = _tree_sets(trees, direction)
+    if not sets:
+        raise SpecError("no trees to simulate", hint="pass at least one tree set")
+    all_trees = [t for s in sets for t in s]
+    total_share = sum(t.share for t in all_trees)
+    roots = {t.root for t in all_trees}
+    per_root = collective in ("reducescatter", "allgather")
+    unit = params.packet_bytes if params.cut_through else params.chunk_bytes
+    per_chunk = math.ceil(params.chunk_bytes / params.packet_bytes) if params.cut_through else 1
+    unit_time = params.serialisation(unit) + params.hop_latency
+    arc_index: dict[Arc, int] = {}
+    counts: list[list[int]] = []
+    for s in sets:
+        row = []
+        for t in s:
+            tree_bytes = nbytes * t.share / len(roots) if per_root else nbytes * t.share / total_share
+            row.append(chunk_count(tree_bytes, params.chunk_bytes) * per_chunk)
+        counts.append(row)
+
+    def phase(kind: str) -> PhaseBuilder:
+        pb = PhaseBuilder(arc_index)
+        for g, s in enumerate(sets):
+            depth_order = []
+            for ti, t in enumerate(s):
+                for v, arc in t.parent.items():
+                    depth_order.append((t.depth[v], ti, arc))
+            if kind == "reduce":
+                depth_order.sort(key=lambda e: (-e[0], e[1], e[2]))
+            else:
+                depth_order.sort(key=lambda e: (e[0], e[1], e[2]))
+            block_of: dict[tuple[int, int], int] = {}
+            for _, ti, (u, v, k) in depth_order:
+                t = s[ti]
+                if kind == "reduce":
+                    deps = [block_of[(ti, c)] for c in t.children.get(v, [])]
+                    bid = pb.add(
+                        _arc(G, (v, u, k)),
+                        count=counts[g][ti],
+                        duration=unit_time,
+                        payload=unit,
+                        group=g,
+                        deps=deps,
+                        delay=params.reduce_delay,
+                    )
+                else:
+                    deps = [block_of[(ti, u)]] if u != t.root else []
+                    bid = pb.add(
+                        _arc(G, (u, v, k)),
+                        count=counts[g][ti],
+                        duration=unit_time,
+                        payload=unit,
+                        group=g,
+                        deps=deps,
+                        delay=params.forward_delay,
+                    )
+                block_of[(ti, v)] = bid
+        return pb
+
+    phases = []
+    if collective in ("allreduce", "reducescatter", "reduce"):
+        phases.append(
+            phase("reduce").build(
+                start=params.reduce_start, final_delay=params.reduce_delay, label="reduce"
+            )
+        )
+    if collective in ("allreduce", "allgather", "broadcast"):
+        start = None if collective == "allreduce" else params.forward_start
+        phases.append(phase("forward").build(start=start, label="forward"))
+    return Program(
+        arcs=list(arc_index),
+        phases=phases,
+        release=params.link_release,
+        barrier=params.barrier_delay,
+        drain=params.drain,
+        meta={
+            "collective": collective,
+            "bytes": int(nbytes),
+            "sets": len(sets),
+            "trees": len(all_trees),
+            "roots": sorted(roots),
+            "chunks": [max(r) if r else 0 for r in counts],
+            "heights": [max(t.height for t in s) for s in sets],
+        },
+    )

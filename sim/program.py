@@ -1,0 +1,180 @@
+"""The data the engines run: per-link FIFOs of chunk transfers with dependencies.
+
+A :class:`Program` is a list of :class:`Phase` objects run one after another (an AllReduce has a
+reduce-scatter phase, a global barrier, then an all-gather phase). A phase is a list of *blocks*.
+A block is ``count`` transfers (chunks ``0 .. count-1``) of the same kind over one arc: for tree
+collectives, the chunks one tree edge carries. Transfer ``c`` of block ``b``:
+
+- may start once every transfer ``c`` of the blocks in ``deps[b]`` has been delivered, plus
+  ``delay[b]`` (aggregation before a reduce, a copy before a forward);
+- is delivered ``duration[b]`` after it starts and holds its arc all that time;
+- waits for its turn in its arc's FIFO: the arc serves its transfers in the order
+  (``group``, chunk, position in the block list), one at a time, the next starting ``release``
+  after the previous delivery (head-of-line blocking: a transfer waiting for data holds up the
+  transfers behind it).
+
+Groups are the root sets of a ReduceScatter/AllGather (all sets share the FIFOs, set by set, with no
+barrier) or the steps of a ring. Dependencies point to blocks of the same or an earlier group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from supermesh.errors import SupermeshError
+from supermesh.topologies.model import Arc
+
+__all__ = ["DeadlockError", "Phase", "PhaseBuilder", "Program"]
+
+
+class DeadlockError(SupermeshError):
+    """The FIFO order and the dependencies wait on each other: the schedule never finishes."""
+
+    exit_code = 1
+
+
+@dataclass
+class Phase:
+    """One phase: blocks of transfers sharing per-arc FIFOs.
+
+    Attributes
+    ----------
+    arc, count, group : numpy.ndarray of int
+        Per block: arc index (into :attr:`Program.arcs`), number of transfers, FIFO group.
+    duration, delay : numpy.ndarray of float
+        Per block: start-to-delivery time of each transfer, and the delay after its dependencies.
+    payload : numpy.ndarray of int
+        Per block: bytes each transfer carries (for energy and bandwidth accounting).
+    deps : list of tuple of int
+        Per block: the blocks whose same-numbered transfer it waits for.
+    start : float or None
+        Start time of the phase; ``None`` means after the previous phase's barrier.
+    final_delay : float
+        Delay after the last delivery before the phase counts as done (aggregation at the roots).
+    label : str
+        ``"reduce"``, ``"forward"`` or ``"mixed"`` (informative).
+    """
+
+    arc: np.ndarray
+    count: np.ndarray
+    group: np.ndarray
+    duration: np.ndarray
+    delay: np.ndarray
+    payload: np.ndarray
+    deps: list[tuple[int, ...]]
+    start: float | None = None
+    final_delay: float = 0.0
+    label: str = "forward"
+
+    @property
+    def size(self) -> int:
+        """Number of blocks."""
+        return len(self.deps)
+
+    @property
+    def transfers(self) -> int:
+        """Number of transfers (sum of the block counts)."""
+        return int(self.count.sum())
+
+
+@dataclass
+class Program:
+    """Phases over a list of arcs, with the global timing constants.
+
+    Attributes
+    ----------
+    arcs : list of (src, dst, key)
+        Arc ``i`` of every phase's ``arc`` array.
+    phases : list of Phase
+    release : float
+        Gap between a delivery and the next start on the same arc.
+    barrier : float
+        Gap between a phase being done and the next phase starting.
+    drain : float
+        Gap between the last delivery and the end of the run.
+    meta : dict
+        Informative: collective, bytes, chunk counts, tree heights.
+    """
+
+    arcs: list[Arc]
+    phases: list[Phase]
+    release: float = 0.0
+    barrier: float = 0.0
+    drain: float = 0.0
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def transfers(self) -> int:
+        """Total number of transfers."""
+        return sum(p.transfers for p in self.phases)
+
+
+class PhaseBuilder:
+    """Collects blocks for one phase, interning arcs into a shared arc table.
+
+    Parameters
+    ----------
+    arc_index : dict
+        Arc -> index, shared by all phases of a program (extended as arcs are added).
+    """
+
+    def __init__(self, arc_index: dict[Arc, int]) -> None:
+        self.arc_index = arc_index
+        self._arc: list[int] = []
+        self._count: list[int] = []
+        self._group: list[int] = []
+        self._duration: list[float] = []
+        self._delay: list[float] = []
+        self._payload: list[int] = []
+        self._deps: list[tuple[int, ...]] = []
+
+    def add(
+        self,
+        arc: Arc,
+        *,
+        count: int,
+        duration: float,
+        payload: int,
+        group: int = 0,
+        deps: Sequence[int] = (),
+        delay: float = 0.0,
+    ) -> int:
+        """Append a block and return its id (its position in the phase)."""
+        idx = self.arc_index.setdefault(arc, len(self.arc_index))
+        self._arc.append(idx)
+        self._count.append(int(count))
+        self._group.append(int(group))
+        self._duration.append(float(duration))
+        self._delay.append(float(delay))
+        self._payload.append(int(payload))
+        self._deps.append(tuple(int(d) for d in deps))
+        return len(self._deps) - 1
+
+    def set_deps(self, block: int, deps: Sequence[int]) -> None:
+        """Replace the dependencies of ``block`` (for builders that add parents first)."""
+        self._deps[block] = tuple(int(d) for d in deps)
+
+    def build(
+        self, *, start: float | None = None, final_delay: float = 0.0, label: str = "forward"
+    ) -> Phase:
+        """Freeze the collected blocks into a :class:`Phase` (blocks sorted by group, stably)."""
+        group = np.asarray(self._group, dtype=np.int64)
+        order = np.argsort(group, kind="stable")
+        new_id = np.empty(len(order), dtype=np.int64)
+        new_id[order] = np.arange(len(order))
+        deps = [tuple(int(new_id[d]) for d in self._deps[i]) for i in order]
+        return Phase(
+            arc=np.asarray(self._arc, dtype=np.int64)[order],
+            count=np.asarray(self._count, dtype=np.int64)[order],
+            group=group[order],
+            duration=np.asarray(self._duration, dtype=np.float64)[order],
+            delay=np.asarray(self._delay, dtype=np.float64)[order],
+            payload=np.asarray(self._payload, dtype=np.int64)[order],
+            deps=deps,
+            start=start,
+            final_delay=final_delay,
+            label=label,
+        )

@@ -1,0 +1,188 @@
+"""Styling and geometry every supermesh drawing shares (topologies, trees, link utilisation).
+
+Drawings use the object-oriented ``matplotlib.figure.Figure`` API only: no pyplot state, nothing
+shown, safe under any backend. Coordinates are chiplet pitches (a node's ``pos``).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from supermesh.errors import SupermeshError
+
+Point = Sequence[float] | np.ndarray
+"""A 2D point: a pair of floats or a numpy array of shape (2,)."""
+
+__all__ = [
+    "ARC_STYLES",
+    "FIGURE_FORMATS",
+    "NODE_STYLES",
+    "ArcStyle",
+    "NodeStyle",
+    "Point",
+    "curved_path",
+    "figure_format",
+    "new_figure",
+    "save_figure",
+    "trim_path",
+]
+
+FIGURE_FORMATS: tuple[str, ...] = ("png", "svg", "pdf")
+
+
+@dataclass(frozen=True)
+class ArcStyle:
+    """How links of one class are drawn."""
+
+    color: str
+    label: str
+    zorder: float
+
+
+@dataclass(frozen=True)
+class NodeStyle:
+    """How nodes of one kind are drawn (``shape``: ``square`` or ``diamond``)."""
+
+    face: str
+    edge: str
+    label: str
+    shape: str = "square"
+
+
+ARC_STYLES: dict[str, ArcStyle] = {
+    "mesh": ArcStyle("#4d4d4d", "mesh link", 2.0),
+    "added": ArcStyle("#d62728", "added link", 2.2),
+    "memory": ArcStyle("#2ca02c", "memory link", 2.1),
+    "other": ArcStyle("#1f77b4", "long / other link", 1.9),
+}
+"""Colour, legend label and stacking order per arc class (colour-blind-safe tab10 hues)."""
+
+NODE_STYLES: dict[str, NodeStyle] = {
+    "compute": NodeStyle("#dbe9f6", "#1f4e79", "compute chiplet"),
+    "memory": NodeStyle("#fde0b0", "#a35200", "memory chiplet"),
+    "io": NodeStyle("#e8e8e8", "#404040", "I/O chiplet / router", "diamond"),
+}
+"""Fill, outline, legend label and shape per node kind."""
+
+
+def figure_format(path: str | Path) -> str:
+    """The image format of ``path`` from its extension.
+
+    Raises
+    ------
+    SupermeshError
+        If the extension is not png, svg or pdf.
+
+    Examples
+    --------
+    >>> figure_format("out/mesh.SVG")
+    'svg'
+    """
+    ext = Path(path).suffix.lower().lstrip(".")
+    if ext not in FIGURE_FORMATS:
+        raise SupermeshError(
+            f"cannot draw to {str(path)!r}: unknown image extension {ext or '(none)'!r}",
+            hint=f"use a file name ending in {', '.join('.' + f for f in FIGURE_FORMATS)}",
+        )
+    return ext
+
+
+def new_figure(width: float, height: float) -> tuple[Figure, Axes]:
+    """A constrained-layout Figure (not registered with pyplot) and its single Axes."""
+    fig = Figure(figsize=(width, height), layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def save_figure(fig: Figure, path: str | Path, *, dpi: int = 150) -> None:
+    """Write ``fig`` to ``path`` (png/svg/pdf by extension), atomically.
+
+    The image is rendered to a temporary file in the same directory and renamed over ``path``,
+    so a failed render leaves no partial file and never clobbers an existing one.
+
+    Raises
+    ------
+    SupermeshError
+        On an unknown extension or a directory that cannot be written.
+    """
+    fmt = figure_format(path)
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".{fmt}", dir=target.parent)
+    except OSError as exc:
+        raise SupermeshError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fig.savefig(fh, format=fmt, dpi=dpi, bbox_inches="tight", metadata=_metadata(fmt))
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _metadata(fmt: str) -> dict[str, str | None]:
+    # reproducible files: no creation date in svg/pdf
+    if fmt == "svg":
+        return {"Date": None}
+    if fmt == "pdf":
+        return {"CreationDate": None}
+    return {}
+
+
+def curved_path(
+    a: Point, b: Point, bend: float, offset: float = 0.0, samples: int = 48
+) -> np.ndarray:
+    """Points of a link from ``a`` to ``b``: straight if ``bend`` is 0, else a quadratic arc.
+
+    ``bend`` is the arc's distance from the chord at its middle (positive to the left of
+    ``a -> b``); ``offset`` shifts the whole link sideways (parallel lanes).
+
+    Examples
+    --------
+    >>> curved_path((0, 0), (2, 0), 0.5)[24].round(2).tolist()
+    [1.02, 0.5]
+    """
+    p0, p2 = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    chord = p2 - p0
+    normal = np.array([-chord[1], chord[0]]) / max(float(np.hypot(*chord)), 1e-12)
+    p0, p2 = p0 + offset * normal, p2 + offset * normal
+    if bend == 0:
+        return np.linspace(p0, p2, samples)
+    p1 = (p0 + p2) / 2 + 2 * bend * normal
+    t = np.linspace(0.0, 1.0, samples)[:, None]
+    return (1 - t) ** 2 * p0 + 2 * (1 - t) * t * p1 + t**2 * p2
+
+
+def trim_path(
+    points: np.ndarray,
+    a: Point,
+    half_a: tuple[float, float],
+    b: Point,
+    half_b: tuple[float, float],
+    *,
+    diamond_a: bool = False,
+    diamond_b: bool = False,
+) -> np.ndarray:
+    """Drop the points of a link inside its end nodes' shapes (centre, half width/height).
+
+    A shape is the box ``|dx| < hx, |dy| < hy``, or with ``diamond_*`` the inscribed diamond
+    ``|dx|/hx + |dy|/hy < 1``.
+    """
+
+    def inside(c: Point, h: tuple[float, float], diamond: bool) -> np.ndarray:
+        dx, dy = np.abs(points[:, 0] - c[0]) / h[0], np.abs(points[:, 1] - c[1]) / h[1]
+        return (dx + dy < 1) if diamond else (dx < 1) & (dy < 1)
+
+    keep = ~(inside(a, half_a, diamond_a) | inside(b, half_b, diamond_b))
+    idx = np.flatnonzero(keep)
+    if len(idx) < 2:
+        return points[[0, -1]]
+    return points[idx[0] : idx[-1] + 1]

@@ -1,0 +1,57 @@
+"""Schedule tables as CSV: one row per (chiplet, table entry), chiplet by chiplet.
+
+Every entry appears twice: in the table of its source (``role = send``) and of its destination
+(``role = recv``), so the file has ``2 * len(schedule.entries)`` data rows. Rows are ordered by
+chiplet, then entry id. Columns (header line first)::
+
+    chiplet, role, id, collective, phase, set, tree, root, chunk_first, chunk_last,
+    src, dst, key, step, depth, deps, op, on_recv
+
+``chiplet``
+    The node whose table holds the row. ``role``: ``send`` if it is ``src``, ``recv`` if ``dst``.
+``id`` .. ``on_recv``
+    The entry fields of :mod:`supermesh.trees.schedule` (same names as the JSON form):
+    ``chunk_first``/``chunk_last`` the inclusive global chunk range, ``key`` the parallel link,
+    ``step`` the position in the link's FIFO, ``deps`` the entry ids this one waits for,
+    space-separated (empty when none), ``op`` what the sender does, ``on_recv`` what the receiver
+    does (``reduce`` or ``store``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from supermesh.trees.schedule_model import FIELDS, Schedule
+
+__all__ = ["CSV_HEADER", "schedule_csv"]
+
+CSV_HEADER: tuple[str, ...] = ("chiplet", "role", *FIELDS)
+"""The header line of :func:`schedule_csv`."""
+
+
+def schedule_csv(schedule: Schedule) -> str:
+    """Return the per-chiplet schedule tables as CSV text (columns in the module docstring).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> from supermesh.trees.schedule import build_schedule
+    >>> t = Tree(0, ((0, 1, 0), (0, 2, 0), (1, 3, 0)), 2)
+    >>> p = TreePacking("mesh:2x2", "out", "optimal", sets=(TreeSet((t,)),))
+    >>> text = schedule_csv(build_schedule(build("mesh:2x2"), "broadcast", p, chunks=2))
+    >>> print(text.splitlines()[1])
+    0,send,0,broadcast,bcast,0,0,0,0,1,0,1,0,0,1,,send,store
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_HEADER)
+    for chiplet, ids in sorted(schedule.tables.items()):
+        for i in ids:
+            e = schedule.entries[i]
+            doc = e.to_json()
+            doc["deps"] = " ".join(str(d) for d in e.deps)
+            role = "send" if e.src == chiplet else "recv"
+            writer.writerow([chiplet, role, *(doc[f] for f in FIELDS)])
+    return out.getvalue()

@@ -1,0 +1,89 @@
+"""Hand-built reference trees, made without the solvers, for tests and examples.
+
+Examples
+--------
+>>> p = smbi_corner_trees(4)
+>>> [t.root for t in p.trees], [t.height for t in p.trees]
+([0, 3, 15, 12], [6, 6, 6, 6])
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from supermesh.trees.model import Tree, TreePacking, TreeSet
+
+__all__ = ["reverse_packing", "smbi_corner_trees"]
+
+
+def smbi_corner_trees(n: int, *, direction: str = "out") -> TreePacking:
+    """Four arc-disjoint corner-rooted spanning trees of height 2n-2 on ``smbi:nxn``.
+
+    Top-left: along row 0, then down every column. Top-right: down its column, then left along
+    every row. Bottom-right and bottom-left: the same turned by 180 degrees. Two trees share a
+    direction of a link only on the perimeter, where SMBi doubles it; keys are given in tree
+    order. ``direction="in"`` returns the same trees with every arc reversed (ReduceScatter).
+
+    Examples
+    --------
+    >>> smbi_corner_trees(3).trees[0].arcs[:3]
+    ((0, 1, 0), (0, 3, 0), (1, 2, 0))
+    """
+
+    def idx(r: int, c: int) -> int:
+        return r * n + c
+
+    last = n - 1
+    plans = [
+        (idx(0, 0), [(idx(0, c), idx(0, c + 1)) for c in range(last)]
+         + [(idx(r, c), idx(r + 1, c)) for c in range(n) for r in range(last)]),
+        (idx(0, last), [(idx(r, last), idx(r + 1, last)) for r in range(last)]
+         + [(idx(r, c), idx(r, c - 1)) for r in range(n) for c in range(1, n)]),
+        (idx(last, last), [(idx(last, c), idx(last, c - 1)) for c in range(1, n)]
+         + [(idx(r, c), idx(r - 1, c)) for c in range(n) for r in range(1, n)]),
+        (idx(last, 0), [(idx(r, 0), idx(r - 1, 0)) for r in range(1, n)]
+         + [(idx(r, c), idx(r, c + 1)) for r in range(n) for c in range(last)]),
+    ]  # fmt: skip
+    used: dict[tuple[int, int], int] = defaultdict(int)
+    trees = []
+    for root, pairs in plans:
+        arcs = []
+        for u, v in pairs:
+            arcs.append((u, v, used[(u, v)]))
+            used[(u, v)] += 1
+        trees.append(Tree(root=root, arcs=tuple(arcs), height=2 * n - 2))
+    h = 2 * n - 2
+    packing = TreePacking(
+        f"smbi:{n}x{n}", "out", "optimal", (TreeSet(tuple(trees), h),), h, h, method="hand"
+    )
+    return reverse_packing(packing) if direction == "in" else packing
+
+
+def reverse_packing(packing: TreePacking) -> TreePacking:
+    """The same trees with every arc ``(u, v, key)`` reversed to ``(v, u, key)``.
+
+    Out-trees become in-trees and back; valid on topologies whose links are symmetric with
+    matching keys (every family built by :func:`supermesh.topologies.add_link`).
+    """
+    sets = tuple(
+        TreeSet(
+            tuple(
+                Tree(t.root, tuple((v, u, k) for u, v, k in t.arcs), t.height, t.share)
+                for t in s.trees
+            ),
+            s.lower_bound,
+        )
+        for s in packing.sets
+    )
+    return TreePacking(
+        packing.topology,
+        "in" if packing.direction == "out" else "out",
+        packing.status,
+        sets,
+        packing.lower_bound,
+        packing.objective,
+        packing.method,
+        packing.span,
+        packing.certificate,
+        dict(packing.stats),
+    )

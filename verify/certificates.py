@@ -1,0 +1,418 @@
+"""Re-check infeasibility certificates and height claims by counting, not by trusting.
+
+Certificate formats (JSON-ready dicts, as :class:`~supermesh.errors.InfeasibleError` carries)
+
+Edmonds (fixed roots)::
+
+    {"set": [nodes of X], "entering_arcs": a, "required": r, "roots": [r1, ..., rk]}
+
+Edmonds' branching theorem: ``k`` arc-disjoint spanning out-arborescences rooted at
+``r1..rk`` exist iff every nonempty node set ``X`` is entered by at least
+``|{i : ri not in X}|`` arcs. ``X`` violates it when ``a < r``; then no packing exists, because
+every tree rooted outside ``X`` must enter ``X`` on an arc of its own. For in-trees (``direction
+"in"``) the same holds on the reversed graph: count the arcs *leaving* ``X``. When trees need only
+reach a span (relays allowed), the argument still holds provided ``X`` holds a span node, so a
+certificate must contain one. ``roots`` is needed only when the roots are not passed separately.
+
+Frank (free roots)::
+
+    {"sets": [[X1], [X2], ...], "entering_arcs": a, "required": r, "trees": k}
+
+Frank (1978): ``k`` arc-disjoint spanning arborescences with free roots exist iff every
+subpartition ``X1..Xt`` (pairwise disjoint nonempty sets) is entered by at least ``k (t - 1)``
+arcs in total: each tree has its root in at most one ``Xi`` and must enter all the others.
+``a < k (t - 1)`` proves that ``k`` trees are impossible.
+
+References
+----------
+.. [1] J. Edmonds, "Edge-disjoint branchings", Combinatorial Algorithms, 1973.
+.. [2] A. Frank, "On disjoint trees and arborescences", Algebraic Methods in Graph Theory,
+   Colloquia Mathematica Societatis János Bolyai 25, 1978.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import networkx as nx
+
+from supermesh.errors import SupermeshError
+from supermesh.trees.model import TreePacking
+from supermesh.verify.findings import Finding
+
+__all__ = [
+    "check_certificate",
+    "check_edmonds_certificate",
+    "check_frank_certificate",
+    "check_height_claim",
+    "crossing_arcs",
+    "eccentricity",
+]
+
+
+def _span(G: nx.MultiDiGraph, span: Iterable[int] | None) -> set[int]:
+    if span is not None:
+        return {n for n in span if n in G}
+    return {n for n, kind in G.nodes(data="kind") if kind == "compute"}
+
+
+def crossing_arcs(G: nx.MultiDiGraph, X: Iterable[int], *, direction: str = "out") -> int:
+    """Number of arcs entering ``X`` (``direction="out"``) or leaving it (``"in"``).
+
+    Parallel arcs count one each.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> crossing_arcs(build("mesh:4x4"), {15}), crossing_arcs(build("smbi:4x4"), {15})
+    (2, 4)
+    """
+    inside = set(X)
+    if direction == "out":
+        return sum(1 for u, v in G.edges() if v in inside and u not in inside)
+    if direction == "in":
+        return sum(1 for u, v in G.edges() if u in inside and v not in inside)
+    raise SupermeshError(f"direction {direction!r} is not 'out' or 'in'")
+
+
+def _node_set(G: nx.MultiDiGraph, value: Any, what: str) -> tuple[set[int] | None, str | None]:
+    if not isinstance(value, list) or not value:
+        return None, f"{what} is not a nonempty list of node ids"
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in value):
+        return None, f"{what} holds something that is not an integer node id"
+    missing = [n for n in value if n not in G]
+    if missing:
+        return None, f"{what} names node {missing[0]}, which does not exist"
+    if len(set(value)) != len(value):
+        return None, f"{what} lists a node twice"
+    return set(value), None
+
+
+def _stated(cert: dict[str, Any], *names: str) -> int | None:
+    for name in names:
+        value = cert.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def _malformed(msg: str) -> list[Finding]:
+    return [Finding("certificate-malformed", f"certificate: {msg}")]
+
+
+def _invalid(msg: str) -> Finding:
+    return Finding("certificate-invalid", f"certificate: {msg}")
+
+
+def check_edmonds_certificate(
+    G: nx.MultiDiGraph,
+    roots: Sequence[int],
+    certificate: Any,
+    *,
+    direction: str = "out",
+    span: Iterable[int] | None = None,
+) -> list[Finding]:
+    """Check that a node set really violates Edmonds' condition for the given roots.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    roots : sequence of int
+        The requested roots, one per tree (repeats allowed).
+    certificate : dict
+        ``{"set": [...], "entering_arcs": a, "required": r}`` (see the module docstring).
+    direction : {"out", "in"}
+        For ``"in"`` the arcs leaving the set are counted (Edmonds on the reversed graph).
+    span : iterable of int, optional
+        Nodes the trees must reach (default the compute chiplets); the set must hold one.
+
+    Returns
+    -------
+    list of Finding
+        Empty iff the certificate is valid: the stated counts are the true counts and the
+        crossing arcs are fewer than the roots outside the set.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> G = build("mesh:4x4")   # three corner roots; the fourth corner has only 2 links in
+    >>> cert = {"set": [15], "entering_arcs": 2, "required": 3}
+    >>> check_edmonds_certificate(G, [0, 3, 12], cert)
+    []
+    >>> [f.code for f in check_edmonds_certificate(build("smbi:4x4"), [0, 3, 12], cert)]
+    ['certificate-invalid', 'certificate-invalid']
+    """
+    if not isinstance(certificate, dict):
+        return _malformed("is not an object")
+    X, err = _node_set(G, certificate.get("set"), "'set'")
+    if X is None:
+        return _malformed(err or "bad set")
+    entering = crossing_arcs(G, X, direction=direction)
+    required = sum(1 for r in roots if r not in X)
+    stated_a = _stated(certificate, "entering_arcs", "entering")
+    stated_r = _stated(certificate, "required")
+    if stated_a is None or stated_r is None:
+        return _malformed("lacks the integer fields 'entering_arcs' and 'required'")
+    found: list[Finding] = []
+    what = "entering" if direction == "out" else "leaving"
+    shown = sorted(X)[:12]
+    xs = "{" + ", ".join(map(str, shown)) + (", ..." if len(X) > 12 else "") + "}"
+    if stated_a != entering:
+        found.append(_invalid(f"states {stated_a} arcs {what} {xs}, the true count is {entering}"))
+    if stated_r != required:
+        found.append(
+            _invalid(
+                f"states {stated_r} roots outside {xs}, the roots {list(roots)} put {required}"
+            )
+        )
+    if not X & _span(G, span):
+        found.append(_invalid(f"{xs} holds no node the trees must reach, so it proves nothing"))
+    elif entering >= required:
+        found.append(
+            _invalid(
+                f"{entering} arcs {what} {xs} and {required} roots outside it: Edmonds' condition "
+                "holds for this set, so it proves nothing"
+            )
+        )
+    return found
+
+
+def check_frank_certificate(
+    G: nx.MultiDiGraph,
+    k: int,
+    certificate: Any,
+    *,
+    direction: str = "out",
+    span: Iterable[int] | None = None,
+) -> list[Finding]:
+    """Check that a subpartition proves ``k`` free-root trees impossible (Frank 1978).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    k : int
+        The number of trees claimed impossible (the claimed maximum plus one).
+    certificate : dict
+        ``{"sets": [[...], ...], "entering_arcs": a, "required": r}``; ``trees``, if present,
+        must equal ``k``.
+    direction : {"out", "in"}
+    span : iterable of int, optional
+        Nodes the trees must reach (default the compute chiplets); every set must hold one.
+
+    Returns
+    -------
+    list of Finding
+        Empty iff the sets are pairwise disjoint and nonempty, each holds a span node, the stated
+        counts are true and the crossing arcs add up to less than ``k * (t - 1)``.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> G = build("mesh:3x3")   # the 4 corners have 2 links each: 8 < 3 * (4 - 1)
+    >>> cert = {"sets": [[0], [2], [6], [8]], "entering_arcs": 8, "required": 9}
+    >>> check_frank_certificate(G, 3, cert)
+    []
+    >>> [f.code for f in check_frank_certificate(G, 2, cert)]
+    ['certificate-invalid', 'certificate-invalid']
+    """
+    if not isinstance(certificate, dict):
+        return _malformed("is not an object")
+    raw = certificate.get("sets")
+    if not isinstance(raw, list) or not raw:
+        return _malformed("'sets' is not a nonempty list of node lists")
+    sets: list[set[int]] = []
+    for i, value in enumerate(raw):
+        X, err = _node_set(G, value, f"set #{i}")
+        if X is None:
+            return _malformed(err or "bad set")
+        sets.append(X)
+    stated_a = _stated(certificate, "entering_arcs", "entering")
+    stated_r = _stated(certificate, "required")
+    if stated_a is None or stated_r is None:
+        return _malformed("lacks the integer fields 'entering_arcs' and 'required'")
+    found: list[Finding] = []
+    stated_k = _stated(certificate, "trees", "k")
+    if stated_k is not None and stated_k != k:
+        found.append(_invalid(f"is for {stated_k} trees, but {k} trees are claimed impossible"))
+    seen: dict[int, int] = {}
+    for i, X in enumerate(sets):
+        for n in X:
+            if n in seen:
+                found.append(_invalid(f"node {n} is in sets #{seen[n]} and #{i}: not disjoint"))
+            seen.setdefault(n, i)
+    targets = _span(G, span)
+    for i, X in enumerate(sets):
+        if not X & targets:
+            found.append(_invalid(f"set #{i} holds no node the trees must reach"))
+    entering = sum(crossing_arcs(G, X, direction=direction) for X in sets)
+    required = k * (len(sets) - 1)
+    if stated_a != entering:
+        found.append(_invalid(f"states {stated_a} crossing arcs, the true total is {entering}"))
+    if stated_r != required:
+        found.append(_invalid(f"states required {stated_r}, but k (t - 1) = {required}"))
+    if entering >= required:
+        found.append(
+            _invalid(
+                f"{len(sets)} sets are crossed by {entering} arcs >= {k} x {len(sets) - 1}: "
+                "Frank's condition holds, so they prove nothing"
+            )
+        )
+    return found
+
+
+def check_certificate(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]:
+    """Check the certificate a packing carries: Edmonds (``set``) or Frank (``sets``).
+
+    An Edmonds certificate must list its ``roots``; a Frank certificate its ``trees`` (k), or
+    ``k`` is taken as one more than the trees of the packing's first set.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> cert = {"set": [15], "entering_arcs": 2, "required": 3, "roots": [0, 3, 12]}
+    >>> check_certificate(build("mesh:4x4"), TreePacking("mesh:4x4", "out", "infeasible",
+    ...                                                  certificate=cert))
+    []
+    """
+    cert = packing.certificate
+    if cert is None:
+        return [Finding("certificate-missing", "there is no certificate")]
+    if not isinstance(cert, dict):
+        return _malformed("is not an object")
+    if "sets" in cert:
+        k = _stated(cert, "trees", "k")
+        if k is None and packing.sets:
+            k = len(packing.sets[0].trees) + 1
+        if k is None:
+            return _malformed("a Frank certificate must state 'trees' (the impossible count)")
+        return check_frank_certificate(G, k, cert, direction=packing.direction, span=packing.span)
+    roots = cert.get("roots")
+    if not isinstance(roots, list) or not all(isinstance(r, int) for r in roots):
+        return _malformed("an Edmonds certificate must list its 'roots'")
+    return check_edmonds_certificate(G, roots, cert, direction=packing.direction, span=packing.span)
+
+
+def eccentricity(
+    G: nx.MultiDiGraph,
+    root: int,
+    *,
+    direction: str = "out",
+    span: Iterable[int] | None = None,
+) -> int | None:
+    """Largest hop distance from ``root`` to a span node (``"in"``: from a span node to root).
+
+    Breadth-first search; ``None`` if some span node cannot be reached at all. Any tree rooted at
+    ``root`` that reaches the span has at least this height.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> eccentricity(build("mesh:4x4"), 0), eccentricity(build("mesh:4x4"), 5)
+    (6, 4)
+    """
+    if direction not in ("out", "in"):
+        raise SupermeshError(f"direction {direction!r} is not 'out' or 'in'")
+    step = G.successors if direction == "out" else G.predecessors
+    dist = {root: 0}
+    queue = deque([root])
+    while queue:
+        n = queue.popleft()
+        for m in step(n):
+            if m not in dist:
+                dist[m] = dist[n] + 1
+                queue.append(m)
+    targets = _span(G, span)
+    if not targets <= dist.keys():
+        return None
+    return max((dist[n] for n in targets), default=0)
+
+
+def check_height_claim(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]:
+    """Check claimed heights and quoted lower bounds against recomputed root eccentricities.
+
+    For every set and for the whole packing: the claimed height is at least the quoted lower
+    bound (``bound-above-objective``) and at least the largest root eccentricity over the span
+    (``height-below-eccentricity``: no tree can be lower); a quoted lower bound below that
+    eccentricity is valid but weaker than the trivial bound (``weak-lower-bound``, a warning);
+    a span node no root reaches is ``unreachable``.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreeSet
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (0, 2, 0), (1, 3, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,), 1),), 1, 2)
+    >>> [f.code for f in check_height_claim(build("mesh:2x2"), p)]
+    ['weak-lower-bound', 'weak-lower-bound']
+    """
+    found: list[Finding] = []
+    if packing.status == "infeasible":
+        return found
+    overall = 0
+    for i, s in enumerate(packing.sets):
+        ecc = 0
+        for j, t in enumerate(s.trees):
+            if t.root not in G:
+                continue  # reported by check_tree
+            e = eccentricity(G, t.root, direction=packing.direction, span=packing.span)
+            if e is None:
+                found.append(
+                    Finding(
+                        "unreachable",
+                        f"set {i} tree {j}: some span node cannot be connected to root {t.root} "
+                        "by any path",
+                        set=i,
+                        tree=j,
+                        node=t.root,
+                    )
+                )
+                continue
+            ecc = max(ecc, e)
+            if t.height < e:
+                found.append(
+                    Finding(
+                        "height-below-eccentricity",
+                        f"set {i} tree {j}: claimed height {t.height} is below root {t.root}'s "
+                        f"eccentricity {e}",
+                        set=i,
+                        tree=j,
+                    )
+                )
+        overall = max(overall, ecc)
+        found += _bound(s.lower_bound, s.height if s.trees else None, ecc, f"set {i}", i)
+    found += _bound(packing.lower_bound, packing.objective, overall, "packing", None)
+    if packing.objective is not None and packing.objective < overall:
+        found.append(
+            Finding(
+                "height-below-eccentricity",
+                f"packing: objective {packing.objective} is below the largest root eccentricity "
+                f"{overall}",
+            )
+        )
+    return found
+
+
+def _bound(
+    lower: int | None, claimed: int | None, ecc: int, where: str, set_index: int | None
+) -> list[Finding]:
+    found = []
+    if lower is not None and claimed is not None and lower > claimed:
+        found.append(
+            Finding(
+                "bound-above-objective",
+                f"{where}: lower bound {lower} is above the claimed height {claimed}",
+                set=set_index,
+            )
+        )
+    if lower is not None and lower < ecc:
+        found.append(
+            Finding(
+                "weak-lower-bound",
+                f"{where}: quoted lower bound {lower} is below the root eccentricity {ecc}",
+                severity="warning",
+                set=set_index,
+            )
+        )
+    return found
