@@ -27,7 +27,7 @@ PAPER_BYTES = 3.2 * 1024
 def packing(G, sets: list[list[int]], direction: str) -> TreePacking:
     """Trees for each root set: pack_trees when available, else the checked greedy growth."""
     try:
-        from supermesh.trees.packing import pack_trees  # type: ignore[attr-defined]
+        from supermesh.trees.packing import pack_trees
     except ImportError:
         pack_trees = None
     if pack_trees is not None:

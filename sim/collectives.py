@@ -170,6 +170,7 @@ def tree_program(
     params: SimParams,
     *,
     direction: str = "out",
+    reduce_trees: TreePacking | Sequence[TreeSet] | Sequence[Sequence[Tree]] | None = None,
 ) -> Program:
     """Build the FIFO program of a pipelined tree collective.
 
@@ -186,7 +187,10 @@ def tree_program(
     params : SimParams
         Chunking and timing.
     direction : {"out", "in"}
-        Orientation of the stored trees when ``trees`` is not a TreePacking.
+        Orientation of the stored trees when ``trees`` (or ``reduce_trees``) is not a
+        TreePacking.
+    reduce_trees : optional
+        Separate trees for the reduce phases (by default the reduce phases run on ``trees``).
 
     Returns
     -------
@@ -201,35 +205,40 @@ def tree_program(
     --------
     >>> from supermesh.topologies import build
     >>> from supermesh.sim.presets import get_preset
-    >>> G = build("mesh:1x3")
-    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 2, 0)), height=2)
+    >>> G = build("mesh:2x2")
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
     >>> prog = tree_program(G, [[t]], "allgather", 3 * 12288, get_preset())
     >>> prog.phases[0].count.tolist(), prog.meta["chunks"]
-    ([1, 1], [1])
+    ([3, 3], [3])
     """
     collective = check_collective(collective)
     sets = _tree_sets(trees, direction)
-    if not sets:
+    rsets = _tree_sets(reduce_trees, direction) if reduce_trees is not None else sets
+    if not sets or not rsets:
         raise SpecError("no trees to simulate", hint="pass at least one tree set")
-    all_trees = [t for s in sets for t in s]
-    total_share = sum(t.share for t in all_trees)
-    roots = {t.root for t in all_trees}
     per_root = collective in ("reducescatter", "allgather")
     unit = params.packet_bytes if params.cut_through else params.chunk_bytes
     per_chunk = math.ceil(params.chunk_bytes / params.packet_bytes) if params.cut_through else 1
     unit_time = params.serialisation(unit) + params.hop_latency
     arc_index: dict[Arc, int] = {}
-    counts: list[list[int]] = []
-    for s in sets:
-        row = []
-        for t in s:
-            tree_bytes = nbytes * t.share / len(roots) if per_root else nbytes * t.share / total_share
-            row.append(chunk_count(tree_bytes, params.chunk_bytes) * per_chunk)
-        counts.append(row)
 
-    def phase(kind: str) -> PhaseBuilder:
+    def counts_of(groups: list[list[OrientedTree]]) -> list[list[int]]:
+        members = [t for s in groups for t in s]
+        total_share = sum(t.share for t in members)
+        nroots = len({t.root for t in members})
+        out = []
+        for s in groups:
+            row = []
+            for t in s:
+                part = t.share / nroots if per_root else t.share / total_share
+                row.append(chunk_count(nbytes * part, params.chunk_bytes) * per_chunk)
+            out.append(row)
+        return out
+
+    def phase(kind: str, groups: list[list[OrientedTree]]) -> PhaseBuilder:
+        counts = counts_of(groups)
         pb = PhaseBuilder(arc_index)
-        for g, s in enumerate(sets):
+        for g, s in enumerate(groups):
             depth_order = []
             for ti, t in enumerate(s):
                 for v, arc in t.parent.items():
@@ -242,40 +251,34 @@ def tree_program(
             for _, ti, (u, v, k) in depth_order:
                 t = s[ti]
                 if kind == "reduce":
+                    arc = _arc(G, (v, u, k))
                     deps = [block_of[(ti, c)] for c in t.children.get(v, [])]
-                    bid = pb.add(
-                        _arc(G, (v, u, k)),
-                        count=counts[g][ti],
-                        duration=unit_time,
-                        payload=unit,
-                        group=g,
-                        deps=deps,
-                        delay=params.reduce_delay,
-                    )
+                    delay = params.reduce_delay
                 else:
+                    arc = _arc(G, (u, v, k))
                     deps = [block_of[(ti, u)]] if u != t.root else []
-                    bid = pb.add(
-                        _arc(G, (u, v, k)),
-                        count=counts[g][ti],
-                        duration=unit_time,
-                        payload=unit,
-                        group=g,
-                        deps=deps,
-                        delay=params.forward_delay,
-                    )
-                block_of[(ti, v)] = bid
+                    delay = params.forward_delay
+                block_of[(ti, v)] = pb.add(
+                    arc,
+                    count=counts[g][ti],
+                    duration=unit_time,
+                    payload=unit,
+                    group=g,
+                    deps=deps,
+                    delay=delay,
+                )
         return pb
 
     phases = []
     if collective in ("allreduce", "reducescatter", "reduce"):
         phases.append(
-            phase("reduce").build(
+            phase("reduce", rsets).build(
                 start=params.reduce_start, final_delay=params.reduce_delay, label="reduce"
             )
         )
     if collective in ("allreduce", "allgather", "broadcast"):
         start = None if collective == "allreduce" else params.forward_start
-        phases.append(phase("forward").build(start=start, label="forward"))
+        phases.append(phase("forward", sets).build(start=start, label="forward"))
     return Program(
         arcs=list(arc_index),
         phases=phases,
@@ -286,9 +289,9 @@ def tree_program(
             "collective": collective,
             "bytes": int(nbytes),
             "sets": len(sets),
-            "trees": len(all_trees),
-            "roots": sorted(roots),
-            "chunks": [max(r) if r else 0 for r in counts],
+            "trees": sum(len(s) for s in sets),
+            "roots": sorted({t.root for s in sets for t in s}),
+            "chunks": [max(r) if r else 0 for r in counts_of(sets)],
             "heights": [max(t.height for t in s) for s in sets],
         },
     )

@@ -26,7 +26,7 @@ import numpy as np
 
 from supermesh.sim.program import DeadlockError, Phase, Program
 
-__all__ = ["PhaseTiming", "Timing", "simulate_program"]
+__all__ = ["PhaseTiming", "Timing", "run_program"]
 
 _SAMPLES = 64  # start times kept per block for time series
 
@@ -224,7 +224,7 @@ class _PhaseRun:
                 self._general_group(lo, hi)
 
 
-def simulate_program(program: Program, *, keep_starts: bool = False) -> Timing:
+def run_program(program: Program, *, keep_starts: bool = False) -> Timing:
     """Exact start and delivery times of every transfer of ``program``.
 
     Parameters
@@ -250,7 +250,7 @@ def simulate_program(program: Program, *, keep_starts: bool = False) -> Timing:
     >>> pb = PhaseBuilder(idx)
     >>> a = pb.add((0, 1, 0), count=3, duration=10.0, payload=1)
     >>> b = pb.add((1, 2, 0), count=3, duration=10.0, payload=1, deps=[a], delay=1.0)
-    >>> simulate_program(Program(list(idx), [pb.build(start=0.0)], release=1.0)).end
+    >>> run_program(Program(list(idx), [pb.build(start=0.0)], release=1.0)).end
     43.0
     """
     n_arcs = len(program.arcs)

@@ -14,6 +14,8 @@ from collections import defaultdict, deque
 
 import pytest
 from _schedule_trees import greedy_trees, packing, rank_sets, side_trees
+from hypothesis import given
+from hypothesis import strategies as st
 
 from supermesh.errors import SpecError
 from supermesh.export.msccl import MscclLimits, msccl_program, msccl_xml
@@ -126,13 +128,13 @@ def execute(algo: ET.Element, iterations: int = 2, capacity: int = 1) -> dict:
     total = sum(len(s) for s in steps.values()) * iterations
     while sum(done.values()) < total:
         progress = False
-        for key, st in steps.items():
-            n = len(st)
+        for key, seq in steps.items():
+            n = len(seq)
             if done[key] == n * iterations:
                 continue
             g, _ = key
             it, i = divmod(done[key], n)
-            s = st[i]
+            s = seq[i]
             depid = int(s.get("depid"))
             if (
                 depid >= 0
@@ -303,3 +305,24 @@ def test_relay_chiplets_are_refused():
     assert any(relay in (e.src, e.dst) for e in s.entries)  # the greedy tree reaches it
     with pytest.raises(SpecError, match="not a rank"):
         msccl_program(s)
+
+
+@given(
+    spec=st.sampled_from(["mesh:2x3", "mesh:3x3", "smbi:3x3", "smalter:4x4"]),
+    coll=st.sampled_from(["allreduce", "reducescatter", "allgather", "broadcast", "reduce"]),
+    chunks=st.integers(1, 3),
+    picks=st.tuples(st.integers(0, 99), st.integers(0, 99)),
+    max_steps=st.sampled_from([2, 4, 64]),
+)
+def test_every_export_is_valid_and_computes_the_collective(spec, coll, chunks, picks, max_steps):
+    G = build(spec)
+    n = G.number_of_nodes()
+    a, b = picks[0] % n, picks[1] % n
+    if coll in ("reducescatter", "allgather"):
+        sets = rank_sets(G, 2, seed=a)
+    else:
+        sets = [greedy_trees(G, [a, a] if coll in ("broadcast", "reduce") else [a, b], seed=b)]
+    direction = "in" if coll in ("reducescatter", "reduce") else "out"
+    s = build_schedule(G, coll, packing(G, sets, direction), chunks=chunks)
+    algo = validate(msccl_xml(s, limits=MscclLimits(max_steps=max_steps)))
+    check_result(algo, execute(algo), root=a)

@@ -10,6 +10,8 @@ from dataclasses import replace
 
 import pytest
 from _schedule_trees import greedy_trees, packing, rank_sets, side_trees
+from hypothesis import given
+from hypothesis import strategies as st
 
 from supermesh.errors import SpecError, TopologyError
 from supermesh.export.table import CSV_HEADER, schedule_csv
@@ -226,6 +228,31 @@ def test_table_bytes_counts_rows_times_row_width():
     assert sizes[0] == enc.header_bytes + len(s.tables[0]) * enc.row_bytes
     assert enc.row_bits == sum(enc.widths().values())
     assert (enc.widths()["src"], enc.widths()["key"]) == (4, 1)  # 16 chiplets, 2 parallel
+
+
+@given(
+    spec=st.sampled_from(["mesh:2x3", "mesh:3x3", "smbi:3x3", "smalter:4x4", "mesh:3x4"]),
+    coll=st.sampled_from(["allreduce", "reducescatter", "allgather", "broadcast", "reduce"]),
+    chunks=st.integers(1, 3),
+    picks=st.tuples(st.integers(0, 99), st.integers(0, 99)),
+)
+def test_every_schedule_replays_correctly(spec, coll, chunks, picks):
+    G = build(spec)
+    n = G.number_of_nodes()
+    a, b = picks[0] % n, picks[1] % n
+    if coll in ("reducescatter", "allgather"):
+        sets = rank_sets(G, 2, seed=a)
+    else:
+        sets = [greedy_trees(G, [a, a] if coll in ("broadcast", "reduce") else [a, b], seed=b)]
+    direction = "in" if coll in ("reducescatter", "reduce") else "out"
+    s = build_schedule(G, coll, packing(G, sets, direction), chunks=chunks)
+    phase = {"allreduce": "rs", "reducescatter": "rs", "allgather": "ag"}.get(coll, coll)
+    phase = "bcast" if coll == "broadcast" else phase
+    trees = {phase: sets if direction == "out" else _in(sets)}
+    if coll == "allreduce":
+        trees = {"rs": _in(sets), "ag": sets}
+    replay(G, s, trees)
+    assert Schedule.from_json(json.loads(json.dumps(s.to_json()))) == s
 
 
 # ---- the checker notices broken schedules (mutation tests) ---------------------------------

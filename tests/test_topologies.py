@@ -409,7 +409,7 @@ def test_butterdonut_rows_are_folded_rings_without_vertical_links():
 def test_cmesh_concentrates_four_chiplets_per_router(r, c):
     G = build(f"cmesh:{r}x{c}")
     chiplets = [n for n, k in G.nodes(data="kind") if k == "compute"]
-    routers = [n for n, k in G.nodes(data="kind") if k == "io"]
+    routers = [n for n, k in G.nodes(data="kind") if k == "router"]
     assert chiplets == list(range(r * c))
     assert routers == list(range(r * c, r * c + r * c // 4))
     for n in chiplets:
@@ -427,7 +427,7 @@ def test_cmesh_concentrates_four_chiplets_per_router(r, c):
 )
 def test_conc4_puts_the_family_on_the_router_grid(family):
     G = build(f"{family}:8x8,conc=4")
-    routers = [n for n, k in G.nodes(data="kind") if k == "io"]
+    routers = [n for n, k in G.nodes(data="kind") if k == "router"]
     H = nx.relabel_nodes(nx.Graph(G.subgraph(routers)), {n: n - 64 for n in routers})
     assert nx.utils.edges_equal(sorted(H.edges()), sorted(nx.Graph(build(f"{family}:4x4")).edges()))
     assert all(G.out_degree(n) == 1 for n in range(64))
@@ -461,7 +461,7 @@ def test_round_trips_and_regeneration(spec):
     assert same_topology(from_json(to_json(G)), G)
     assert same_topology(build(G.graph["spec"]), G)
     assert set(G.graph) >= {"name", "spec", "family", "rows", "cols", "params"}
-    assert all(k in ("compute", "memory", "io") for _, k in G.nodes(data="kind"))
+    assert all(k in ("compute", "memory", "io", "router") for _, k in G.nodes(data="kind"))
 
 
 @given(topology_specs(max_side=7))

@@ -6,7 +6,7 @@ is the straight-line length in chiplet pitches; unit links have class ``"mesh"``
 diagonal ones ``"other"``.
 
 Concentration (``conc=4``, and always for ``cmesh``)
-    The topology has no router node kind, so a concentrating router is a node of kind ``"io"``
+    A concentrating router is a node of kind ``"router"``
     (never a rank; it may relay, which is what a router does), placed at the centre of its 2x2
     block of chiplets and numbered after them (row-major over the router grid). Each chiplet is
     linked to its router by one class-``"other"`` link of latency 0 (a local port, not a
@@ -158,7 +158,7 @@ def _assemble(
         rr, rc = rows // 2, cols // 2
         ids = {(i, j): rows * cols + grid_id(i, j, rc) for i in range(rr) for j in range(rc)}
         for (i, j), router in ids.items():
-            add_node(G, router, kind="io", pos=(2 * j + 0.5, -(2 * i + 0.5)))
+            add_node(G, router, kind="router", pos=(2 * j + 0.5, -(2 * i + 0.5)))
         for r in range(rows):
             for c in range(cols):
                 add_link(G, grid_id(r, c, cols), ids[r // 2, c // 2], cls="other", latency=0.0)
@@ -266,6 +266,8 @@ def kite_medium(rows: int, cols: int, *, conc: int = 1) -> nx.MultiDiGraph:
     Same greedy rule as :func:`kite_small` with the offset groups (0, 2) and (2, 0) first.
     Approximation: the SuperMesh reference artifact's 4x4 Kite-Medium is a hand-drawn 4-regular
     graph (32 links); this rule gives 31 links on 4x4 (the same link families and port limit).
+    On large grids most routers fill all four ports with length-2 links, so the network is
+    close to four interleaved length-2 meshes joined along the border (arc connectivity 3).
 
     Raises
     ------
@@ -332,7 +334,7 @@ def butterdonut(rows: int, cols: int, *, conc: int = 1) -> nx.MultiDiGraph:
 def cmesh(rows: int, cols: int) -> nx.MultiDiGraph:
     """Concentrated mesh: a mesh of routers, each serving a 2x2 block of chiplets.
 
-    ``cmesh:8x8`` is 64 chiplets on a 4x4 router mesh (the paper's CMesh). Routers are ``io``
+    ``cmesh:8x8`` is 64 chiplets on a 4x4 router mesh (the paper's CMesh). Routers are ``router``
     nodes numbered after the chiplets; see the module docstring for the model.
 
     Raises

@@ -91,6 +91,19 @@ def _field(obj: dict[str, Any], name: str, where: str) -> Any:
     return obj[name]
 
 
+def _list_field(obj: dict[str, Any], name: str, where: str) -> list[Any]:
+    value = _field(obj, name, where)
+    if not isinstance(value, list):
+        raise InputFileError(f"{where} field {name!r} is not a list")
+    return value
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputFileError(f"{where} has a non-numeric value {value!r}")
+    return float(value)
+
+
 def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.MultiDiGraph:
     """Rebuild a topology from :func:`to_json` output.
 
@@ -111,9 +124,9 @@ def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.Multi
         str(doc.get("name", "")),
         rows=doc.get("rows"),
         cols=doc.get("cols"),
-        params=doc.get("params") or {},
+        params=doc["params"] if isinstance(doc.get("params"), dict) else {},
     )
-    for i, nd in enumerate(_field(doc, "nodes", source)):
+    for i, nd in enumerate(_list_field(doc, "nodes", source)):
         where = f"{source} node #{i}"
         node = _field(nd, "id", where)
         kind = nd.get("kind", "compute")
@@ -127,11 +140,11 @@ def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.Multi
         G.add_node(
             node,
             kind=kind,
-            pos=(float(pos[0]), float(pos[1])),
+            pos=(_number(pos[0], where), _number(pos[1], where)),
             row=nd.get("row"),
             col=nd.get("col"),
         )
-    for i, ad in enumerate(_field(doc, "arcs", source)):
+    for i, ad in enumerate(_list_field(doc, "arcs", source)):
         where = f"{source} arc #{i}"
         u, v, k = (_field(ad, f, where) for f in ("src", "dst", "key"))
         cls = ad.get("cls", "mesh")
@@ -146,8 +159,8 @@ def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.Multi
             v,
             key=k,
             cls=cls,
-            bandwidth=float(ad.get("bandwidth", 1.0)),
-            latency=float(ad.get("latency", 1.0)),
+            bandwidth=_number(ad.get("bandwidth", 1.0), where),
+            latency=_number(ad.get("latency", 1.0), where),
         )
     if not G.graph["spec"]:
         G.graph["spec"] = source

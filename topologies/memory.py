@@ -2,9 +2,10 @@
 
 Memory chiplets are not ranks of a collective: trees need only span the compute chiplets, memory
 chiplets may relay. They are linked only to compute chiplets, never to each other, as on AMD's
-AIE-ML array, whose memory tiles form a row at the south edge and have no east/west stream links
-to one another (AMD, "Versal Adaptive SoC AIE-ML Architecture Manual" (AM020), chapter
-"AIE-ML Memory Tile Architecture": memory-tile stream switches connect north/south only).
+AIE-ML array: its memory tiles form a row between the compute tiles and the south interface row
+(AMD UG1603, "AIE-ML / AIE-ML v2 Memory Tile"), and the memory-tile stream switch has "no east or
+west stream ports" (AMD AM020, "AIE-ML Memory Tile Locks Module and Stream Switch"; a memory
+tile's DMA can read its east/west neighbours' memory, but that is not a network link).
 
 Grid families (mesh, SuperMesh variants)
     One memory chiplet per boundary compute chiplet of each chosen side, just outside the array

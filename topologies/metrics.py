@@ -158,7 +158,9 @@ def metrics(G: nx.MultiDiGraph, *, bisection: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {
         "name": G.graph.get("name", ""),
         "spec": G.graph.get("spec", ""),
-        "chiplets": {k: kinds.get(k, 0) for k in ("compute", "memory", "io") if kinds.get(k)},
+        "chiplets": {
+            k: kinds.get(k, 0) for k in ("compute", "memory", "io", "router") if kinds.get(k)
+        },
         "links": links,
         "arcs": G.number_of_edges(),
         "added_arcs": cls.get("added", 0),

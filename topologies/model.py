@@ -13,7 +13,8 @@ Graph attributes (``G.graph``)
     ``params``    dict of generator options (JSON-ready)
 
 Node attributes
-    ``kind``      ``"compute"``, ``"memory"`` or ``"io"``; only compute chiplets are ranks
+    ``kind``      ``"compute"``, ``"memory"``, ``"io"`` or ``"router"`` (a concentrating router
+                  with no chiplet of its own, as in CMesh); only compute chiplets are ranks
     ``pos``       ``(x, y)`` drawing position, x to the right, y up (row 0 is drawn at the top)
     ``row``, ``col``  grid coordinates where the family has a grid (memory chiplets outside the
                   array have row -1 or ``rows`` / col -1 or ``cols``); brick-wall families use
@@ -60,9 +61,9 @@ Topology = nx.MultiDiGraph
 Arc = tuple[int, int, int]
 """One directed arc ``(src, dst, key)``."""
 
-NodeKind = Literal["compute", "memory", "io"]
+NodeKind = Literal["compute", "memory", "io", "router"]
 ArcClass = Literal["mesh", "added", "memory", "other"]
-NODE_KINDS: tuple[str, ...] = ("compute", "memory", "io")
+NODE_KINDS: tuple[str, ...] = ("compute", "memory", "io", "router")
 ARC_CLASSES: tuple[str, ...] = ("mesh", "added", "memory", "other")
 
 

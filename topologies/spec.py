@@ -188,6 +188,9 @@ _GRID = re.compile(r"^(\d+)(?:x(\d+))?$")
 _HEX_R = re.compile(r"^r(\d+)$")
 _HEX_ROWS = re.compile(r"^\d+(?:-\d+)+$")
 
+MAX_CHIPLETS = 65536
+"""Largest number of compute chiplets a spec may ask for (guards against typos like 6400x6400)."""
+
 _FORMS = "FAMILY:RxC[,opt=value...] (e.g. smbi:8x8, hexamesh:r2, mesh:4x4,memory=south)"
 
 
@@ -237,14 +240,17 @@ def parse_spec(spec: str) -> tuple[Family, tuple[Any, ...], dict[str, Any], list
             )
         rows = int(m.group(1))
         size = (rows, int(m.group(2)) if m.group(2) else rows)
+        _check_chiplets(size[0] * size[1], spec)
     else:
         if _HEX_R.match(size_text):
             radius = int(size_text[1:])
             if radius < 1:
                 raise SpecError("hexamesh radius must be at least 1", hint="e.g. hexamesh:r2")
+            _check_chiplets(3 * radius * (radius + 1) + 1, spec)
             size = ([*range(radius + 1, 2 * radius + 2), *range(2 * radius, radius, -1)],)
         elif _HEX_ROWS.match(size_text) or size_text.isdigit():
             size = ([int(x) for x in size_text.split("-")],)
+            _check_chiplets(sum(size[0]), spec)
         else:
             raise SpecError(
                 f"hexamesh size {size_text!r} is neither rR nor row lengths like 3-4-3",
@@ -269,6 +275,21 @@ def parse_spec(spec: str) -> tuple[Family, tuple[Any, ...], dict[str, Any], list
                 hint=f"{family.name} accepts: {', '.join(known) or 'no options'}",
             )
     return family, size, options, memory
+
+
+def _is_file(text: str) -> bool:
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # names too long or with NUL bytes are not files
+        return False
+
+
+def _check_chiplets(count: int, spec: str) -> None:
+    if count > MAX_CHIPLETS:
+        raise SpecError(
+            f"{spec!r} asks for {count} chiplets, more than the {MAX_CHIPLETS} supported",
+            hint="use a smaller size (64x64 = 4096 chiplets is the largest size benchmarked)",
+        )
 
 
 def build(spec: str | Path) -> nx.MultiDiGraph:
@@ -299,7 +320,7 @@ def build(spec: str | Path) -> nx.MultiDiGraph:
     ('smbi:4x4', 16, 72)
     """
     text = str(spec)
-    if isinstance(spec, Path) or text.endswith(".json") or Path(text).is_file():
+    if isinstance(spec, Path) or text.endswith(".json") or _is_file(text):
         from supermesh.topologies.io import read_topology
 
         return read_topology(text)

@@ -33,8 +33,11 @@ Parents = dict[int, int]
 class _Growth:
     """Mutable state of one greedy run: free capacities and the partial trees."""
 
-    def __init__(self, net: WorkingNetwork, roots: Sequence[int]) -> None:
+    def __init__(
+        self, net: WorkingNetwork, roots: Sequence[int], budget: int | None = None
+    ) -> None:
         self.net = net
+        self.budget = budget
         self.roots = list(roots)
         self.free = dict(net.capacity)
         self.depth: list[dict[int, int]] = [{r: 0} for r in roots]
@@ -64,7 +67,10 @@ class _Growth:
             feeds[j] = v
         flow: dict[tuple[int, int], int] = {}
         for _ in range(len(tokens) - len(feeds)):
-            if not self._augment(v, tokens, feeds, flow):
+            found = self._augment(v, tokens, feeds, flow)
+            if found is None:
+                return True
+            if not found:
                 return False
         return True
 
@@ -74,14 +80,18 @@ class _Growth:
         tokens: set[int],
         feeds: dict[int, int],
         flow: dict[tuple[int, int], int],
-    ) -> bool:
+    ) -> bool | None:
         # Backward BFS in the residual graph; tree j is the super node -1 - j.
         link: dict[int, tuple[int, tuple[int, int] | None, int]] = {}
         seen = {v}
         queue = deque([v])
         free, net = self.free, self.net
+        expanded = 0
         while queue:
             x = queue.popleft()
+            expanded += 1
+            if self.budget is not None and expanded > self.budget:
+                return None  # gave up: the caller takes the arc as safe (see greedy_parents)
             steps: list[tuple[int, tuple[int, int] | None, int]] = []
             if x >= 0:
                 for j in self.holders.get(x, ()):
@@ -131,6 +141,7 @@ def greedy_parents(
     span: Collection[int],
     *,
     checked: bool = False,
+    budget: int | None = None,
 ) -> list[Parents] | None:
     """Grow one arborescence per root, breadth-first and round-robin.
 
@@ -161,11 +172,11 @@ def greedy_parents(
     >>> [len(p) for p in trees]
     [15, 15, 15, 15]
     """
-    state = _Growth(net, roots)
+    state = _Growth(net, roots, budget)
     k = len(roots)
     targets = set(span)
     missing = [len(targets - {r}) for r in roots]
-    heaps: list[list[tuple[int, bool, int, int, int, int]]] = [[] for _ in range(k)]
+    heaps: list[list[tuple[int, bool, int, bool, int, int, int]]] = [[] for _ in range(k)]
 
     dist = [bfs_distances(net, r) for r in roots]
 
@@ -176,7 +187,11 @@ def greedy_parents(
                 rivals = sum(
                     1 for j in range(k) if j != t and dist[j].get(v, -1) == dist[j].get(u, -3) + 1
                 )
-                heapq.heappush(heaps[t], (d, v not in targets, rivals, -state.free[(u, v)], v, u))
+                prev = (t - 1) % k
+                owned = prev != t and dist[prev].get(v, -1) == dist[prev].get(u, -3) + 1
+                heapq.heappush(
+                    heaps[t], (d, v not in targets, rivals, owned, -state.free[(u, v)], v, u)
+                )
 
     for t, r in enumerate(roots):
         push(t, r)

@@ -19,13 +19,17 @@ import networkx as nx
 
 from supermesh.errors import SpecError, TopologyError
 from supermesh.topologies.model import check_nodes, compute_nodes
+from supermesh.trees.model import Tree
 
 __all__ = [
     "WorkingNetwork",
     "bfs_distances",
+    "check_direction",
     "eccentricities",
     "height_lower_bound",
     "resolve_span",
+    "root_eccentricities",
+    "tree_depths",
     "working_network",
 ]
 
@@ -62,6 +66,57 @@ class WorkingNetwork:
         """
         key = self.keys[(parent, child)][slot]
         return (parent, child, key) if self.direction == "out" else (child, parent, key)
+
+    def restrict(self, keep: Iterable[int]) -> WorkingNetwork:
+        """The network induced by the nodes ``keep`` (arcs with both ends kept).
+
+        Examples
+        --------
+        >>> from supermesh.topologies import build
+        >>> working_network(build("mesh:2x2")).restrict([0, 1, 2]).succ[0]
+        [1, 2]
+        """
+        inside = set(keep)
+        cap = {p: c for p, c in self.capacity.items() if p[0] in inside and p[1] in inside}
+        return WorkingNetwork(
+            self.direction,
+            [v for v in self.nodes if v in inside],
+            cap,
+            {v: [w for w in self.succ[v] if w in inside] for v in self.nodes if v in inside},
+            {v: [w for w in self.pred[v] if w in inside] for v in self.nodes if v in inside},
+            {p: self.keys[p] for p in cap},
+        )
+
+    def trees(self, roots: Sequence[int], parents: Sequence[dict[int, int]]) -> tuple[Tree, ...]:
+        """Turn parent maps (child -> parent, working orientation) into :class:`Tree` objects.
+
+        The copies of a pair go to the trees in tree order (tree ``t`` using the pair after
+        ``j`` earlier trees gets the ``j``-th smallest key). The height is the true depth.
+
+        Raises
+        ------
+        ValueError
+            If a pair is used more often than it has arcs, or a parent map is not a tree.
+
+        Examples
+        --------
+        >>> from supermesh.topologies import build
+        >>> net = working_network(build("smbi:2x2"))
+        >>> [t.arcs for t in net.trees([0, 0], [{1: 0}, {1: 0}])]
+        [((0, 1, 0),), ((0, 1, 1),)]
+        """
+        used: Counter[tuple[int, int]] = Counter()
+        out = []
+        for root, par in zip(roots, parents):
+            arcs = []
+            for child, parent in par.items():
+                slot = used[(parent, child)]
+                if slot >= self.capacity.get((parent, child), 0):
+                    raise ValueError(f"pair {parent}->{child} is used more often than it exists")
+                used[(parent, child)] += 1
+                arcs.append(self.topology_arc(parent, child, slot))
+            out.append(Tree(root=root, arcs=tuple(arcs), height=max(tree_depths(root, par).values())))
+        return tuple(out)
 
 
 def check_direction(direction: str) -> str:
@@ -114,6 +169,36 @@ def working_network(G: nx.MultiDiGraph, direction: str = "out") -> WorkingNetwor
     return WorkingNetwork(
         direction, nodes, dict(capacity), succ, pred, {p: sorted(k) for p, k in keys.items()}
     )
+
+
+def tree_depths(root: int, parents: dict[int, int]) -> dict[int, int]:
+    """Depth of every node of a tree given as child -> parent.
+
+    Raises
+    ------
+    ValueError
+        If the map is not a tree hanging from ``root`` (a cycle or a detached part).
+
+    Examples
+    --------
+    >>> tree_depths(0, {1: 0, 2: 1, 3: 0})
+    {0: 0, 1: 1, 3: 1, 2: 2}
+    """
+    children: dict[int, list[int]] = {}
+    for c, p in parents.items():
+        children.setdefault(p, []).append(c)
+    levels = {root: 0}
+    frontier = [root]
+    while frontier:
+        nxt = []
+        for u in frontier:
+            for c in sorted(children.get(u, ())):
+                levels[c] = levels[u] + 1
+                nxt.append(c)
+        frontier = nxt
+    if len(levels) != len(parents) + 1 or root in parents:
+        raise ValueError("parent map is not a tree hanging from its root")
+    return levels
 
 
 def bfs_distances(net: WorkingNetwork, root: int) -> dict[int, int]:
@@ -207,3 +292,21 @@ def height_lower_bound(
     return (
         None if any(e is None for e in ecc) else max((e for e in ecc if e is not None), default=0)
     )
+
+
+def root_eccentricities(
+    G: nx.MultiDiGraph,
+    roots: Sequence[int],
+    direction: str = "out",
+    span: Iterable[int] | None = None,
+) -> list[int | None]:
+    """Each root's eccentricity over the span: the lower bound on its tree's height.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> root_eccentricities(build("smalter:6x6"), [3, 23, 32, 12])
+    [8, 8, 8, 8]
+    """
+    net = working_network(G, direction)
+    return eccentricities(net, check_nodes(G, roots, what="root"), resolve_span(G, span))

@@ -238,6 +238,14 @@ class TreePacking:
         else:
             raise InputFileError(f"{source} has neither 'sets' nor 'trees'")
         span = doc.get("span")
+        if span is not None and not (
+            isinstance(span, list)
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in span)
+        ):
+            raise InputFileError(f"{source} span must be null or a list of node ids")
+        certificate = doc.get("certificate")
+        if certificate is not None and not isinstance(certificate, dict):
+            raise InputFileError(f"{source} certificate must be null or an object")
         lb, obj = doc.get("lower_bound"), doc.get("objective")
         return cls(
             topology=str(doc["topology"]),
@@ -247,7 +255,7 @@ class TreePacking:
             lower_bound=lb if isinstance(lb, int) else None,
             objective=obj if isinstance(obj, int) else None,
             method=str(doc.get("method", "")),
-            span=tuple(int(x) for x in span) if isinstance(span, list) else None,
-            certificate=doc.get("certificate"),
-            stats=dict(doc.get("stats") or {}),
+            span=tuple(span) if span is not None else None,
+            certificate=certificate,
+            stats=dict(doc["stats"]) if isinstance(doc.get("stats"), dict) else {},
         )

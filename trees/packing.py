@@ -27,14 +27,34 @@ References
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+import networkx as nx
 from ortools.sat.python import cp_model
 
-from supermesh.trees.heights import WorkingNetwork
+from supermesh.errors import SolverError
+from supermesh.topologies.model import check_nodes
+from supermesh.trees.construct import construct_parents, roots_certificate
+from supermesh.trees.heights import (
+    WorkingNetwork,
+    bfs_distances,
+    check_direction,
+    resolve_span,
+    tree_depths,
+    working_network,
+)
+from supermesh.trees.model import TreePacking, TreeSet
 
-__all__ = ["PackingModel", "PackingProblem", "SolveResult", "build_model", "solve"]
+__all__ = [
+    "PackingModel",
+    "PackingProblem",
+    "SolveResult",
+    "build_model",
+    "pack_trees",
+    "solve",
+]
 
 Parents = dict[int, int]
 """One tree as child -> parent in the working orientation (root absent)."""
@@ -60,6 +80,8 @@ class PackingProblem:
         What to optimise (see the module docstring).
     hint : sequence of Parents, optional
         A known packing (one parent map per tree) to start from.
+    fixed : sequence of Parents, optional
+        Parent choices to keep (child -> parent per tree): a local repair frees the rest.
     """
 
     net: WorkingNetwork
@@ -69,6 +91,7 @@ class PackingProblem:
     max_height: int
     objective: str = "none"
     hint: Sequence[Parents] | None = None
+    fixed: Sequence[Parents] | None = None
 
 
 @dataclass
@@ -197,6 +220,13 @@ def build_model(problem: PackingProblem) -> tuple[cp_model.CpModel, PackingModel
         model.minimize(weight * (H - low) + sum(height))
     if problem.hint is not None:
         _add_hint(model, problem, x, depth)
+    for t, keep in enumerate(problem.fixed or ()):
+        for child, parent in keep.items():
+            var = x[t].get((parent, child))
+            if var is None:
+                model.add_bool_or([])  # the kept arc is out of reach at this height
+            else:
+                model.add(var == 1)
     size = {"bool_vars": sum(len(xt) for xt in x), "int_vars": sum(len(d) for d in depth)}
     return model, PackingModel(x, depth, height, top, size)
 
@@ -216,31 +246,6 @@ def _add_hint(
         for v, var in depth[t].items():
             if v in levels:
                 model.add_hint(var, levels[v])
-
-
-def tree_depths(root: int, parents: Parents) -> dict[int, int]:
-    """Depth of every node of a tree given as child -> parent (cycles raise ValueError).
-
-    Examples
-    --------
-    >>> tree_depths(0, {1: 0, 2: 1, 3: 0})
-    {0: 0, 1: 1, 3: 1, 2: 2}
-    """
-    children: dict[int, list[int]] = {}
-    for c, p in parents.items():
-        children.setdefault(p, []).append(c)
-    levels = {root: 0}
-    frontier = [root]
-    while frontier:
-        nxt = []
-        for u in frontier:
-            for c in sorted(children.get(u, ())):
-                levels[c] = levels[u] + 1
-                nxt.append(c)
-        frontier = nxt
-    if len(levels) != len(parents) + 1:
-        raise ValueError("parent map is not a tree hanging from its root")
-    return levels
 
 
 def solve(
@@ -296,3 +301,295 @@ def solve(
         solver.best_objective_bound if has_objective else None,
         wall,
     )
+
+
+def _heights(roots: Sequence[int], trees: Sequence[Parents]) -> list[int]:
+    return [max(tree_depths(r, p).values()) for r, p in zip(roots, trees)]
+
+
+def _eccentricity_certificate(
+    roots: Sequence[int], dist: Sequence[dict[int, int]], span: Sequence[int], cap: int
+) -> dict[str, Any]:
+    t, v = max(
+        ((t, v) for t in range(len(roots)) for v in span), key=lambda tv: dist[tv[0]][tv[1]]
+    )
+    return {
+        "reason": f"no packing of height <= {cap}",
+        "root": roots[t],
+        "node": v,
+        "distance": dist[t][v],
+        "max_height": cap,
+    }
+
+
+@dataclass
+class _Search:
+    """Book-keeping of the height search: best trees so far and the proven bound."""
+
+    roots: tuple[int, ...]
+    lower: int
+    best: list[Parents] | None = None
+    heights: list[int] = field(default_factory=list)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def top(self) -> int | None:
+        return max(self.heights) if self.best is not None else None
+
+    def offer(self, trees: list[Parents] | None, *, key: Any = None) -> bool:
+        """Keep ``trees`` if better (by ``key(heights)``, default (max, sum)); say if kept."""
+        if trees is None:
+            return False
+        rank = key or (lambda hs: (max(hs), sum(hs)))
+        hs = _heights(self.roots, trees)
+        if self.best is None or rank(hs) < rank(self.heights):
+            self.best, self.heights = trees, hs
+            return True
+        return False
+
+
+def _run(
+    problem: PackingProblem, search: _Search, budget: float, workers: int, seed: int
+) -> SolveResult:
+    model, var = build_model(problem)
+    result = solve(model, var, problem, time_limit=budget, workers=workers, seed=seed)
+    search.runs.append(
+        {
+            "objective": problem.objective,
+            "max_height": problem.max_height,
+            "status": result.status,
+            "wall_time": round(result.wall_time, 3),
+            **var.size,
+        }
+    )
+    return result
+
+
+def pack_trees(
+    G: nx.MultiDiGraph,
+    roots: Sequence[int],
+    *,
+    direction: str = "out",
+    span: Iterable[int] | None = None,
+    max_height: int | None = None,
+    time_limit: float = 10.0,
+    workers: int = 2,
+    seed: int = 0,
+    balance: bool = True,
+    warm_start: bool = True,
+) -> TreePacking:
+    """Arc-disjoint arborescences with the given roots and the smallest maximum height.
+
+    Stage 1 minimises the tallest tree: the eccentricity lower bound is tried first as a
+    feasibility question (tight domains make it fast), then, if it fails, CP-SAT minimises the
+    maximum height below the warm start's. Stage 2 (``balance``) keeps that maximum and makes the
+    heights as equal as possible (largest smallest height), then their sum as small as possible.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    roots : sequence of int
+        One root per tree (repeats allowed).
+    direction : {"out", "in"}
+        Out-trees (broadcast, AllGather) or in-trees (reduce, ReduceScatter; arcs stored
+        child -> parent).
+    span : iterable of int, optional
+        Nodes every tree must reach (default: the compute chiplets); other nodes may relay.
+    max_height : int, optional
+        Reject packings taller than this (infeasible if none exists).
+    time_limit : float
+        Seconds for the whole call (construction, both stages).
+    workers, seed : int
+        CP-SAT ``num_workers`` and ``random_seed``.
+    balance : bool
+        Run stage 2.
+    warm_start : bool
+        Start from :func:`~supermesh.trees.construct.construct_parents` (hint and fallback).
+
+    Returns
+    -------
+    TreePacking
+        ``optimal``: the tallest tree equals a proven lower bound (``lower_bound``: the
+        eccentricity bound or a CP-SAT proof). ``feasible``: the time ran out; ``lower_bound``
+        and ``stats["gap"]`` say how far from proven. ``infeasible``: ``certificate`` is
+        Edmonds' cut (``set``, ``entering_arcs``, ``required``), or a distance that exceeds
+        ``max_height``, or ``{"reason": ..., "solver": "cpsat"}`` when CP-SAT proved that no
+        packing of height ``<= max_height`` exists. ``stats`` holds the runs, the balance status
+        and timings.
+
+    Raises
+    ------
+    SolverError
+        The time ran out before any packing was found.
+    TopologyError, SpecError
+        A root or span node not in ``G``; an unknown direction.
+
+    References
+    ----------
+    .. [1] J. Edmonds, "Edge-disjoint branchings", Combinatorial Algorithms, 1973.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> p = pack_trees(build("smalter:6x6"), [3, 23, 32, 12], time_limit=20)
+    >>> p.status, p.objective, p.lower_bound  # mid-side roots need the bound + 1
+    ('optimal', 9, 9)
+    """
+    start = time.perf_counter()
+    check_direction(direction)
+    roots = tuple(check_nodes(G, roots, what="root"))
+    targets = resolve_span(G, span)
+    spec = str(G.graph.get("spec", ""))
+    span_field = None if span is None else tuple(targets)
+
+    def done(status: str, **kw: Any) -> TreePacking:
+        stats = kw.pop("stats", {})
+        stats["wall_time"] = round(time.perf_counter() - start, 3)
+        return TreePacking(spec, direction, status, method="cpsat", span=span_field,
+                           stats=stats, **kw)
+
+    cert = roots_certificate(G, roots, direction, targets)
+    if cert is not None:
+        return done("infeasible", certificate=cert)
+    net = working_network(G, direction)
+    dist = tuple(bfs_distances(net, r) for r in roots)
+    ecc = [max(d[v] for v in targets) for d in dist]
+    lower = max(ecc)
+    if max_height is not None and max_height < lower:
+        return done("infeasible", certificate=_eccentricity_certificate(roots, dist, targets,
+                                                                         max_height))
+    cap = max_height if max_height is not None else len(net.nodes) - 1
+    search = _Search(roots, lower)
+    span_set = frozenset(targets)
+    if warm_start:
+        everything = len(targets) == len(net.nodes)
+        warm = construct_parents(G, net, roots, targets, spans_all=True if everything else None)
+        if warm is not None and max(_heights(roots, warm)) <= cap:
+            search.offer(warm)
+    stats: dict[str, Any] = {"eccentricities": ecc, "warm_start": search.top}
+
+    def left() -> float:
+        return start + time_limit - time.perf_counter()
+
+    proven = lower
+    # Stage 1a: is the eccentricity bound reachable? First by repairing the warm start locally.
+    if search.top is not None and search.top > proven:
+        _repair(net, roots, span_set, dist, proven, search, left, workers, seed)
+    if (search.top is None or search.top > proven) and left() > 0:
+        p = PackingProblem(net, roots, span_set, dist, proven)
+        r = _run(p, search, left(), workers, seed)
+        search.offer(r.parents)
+        if r.status == "infeasible":
+            proven += 1
+    # Stage 1b: minimise the maximum height between the bound and the best known.
+    if (search.top is None or search.top > proven) and left() > 0 and proven <= cap:
+        ub = cap if search.top is None else search.top - 1
+        p = PackingProblem(net, roots, span_set, dist, ub, "max")
+        r = _run(p, search, left(), workers, seed)
+        search.offer(r.parents)
+        if r.status == "optimal":
+            proven = int(r.objective or proven)
+        elif r.status == "infeasible":
+            proven = ub + 1
+        elif r.bound is not None:
+            proven = max(proven, int(-(-r.bound // 1)))
+    if search.best is None:
+        if proven > cap:
+            return done("infeasible", certificate={"reason": f"no packing of height <= {cap}",
+                                                   "solver": "cpsat", "max_height": cap},
+                        lower_bound=proven, stats={**stats, "runs": search.runs})
+        raise SolverError(
+            f"no packing found within the time limit of {time_limit:g} s",
+            hint="raise the time limit or try the construct method",
+        )
+    top = search.top
+    assert top is not None
+    proven = min(proven, top)
+    stats["balance"] = _balance(net, roots, span_set, dist, top, search, left, workers, seed,
+                                balance)
+    built = net.trees(roots, search.best)
+    stats.update(gap=top - proven, runs=search.runs)
+    return done(
+        "optimal" if top == proven else "feasible",
+        sets=(TreeSet(built, proven),),
+        lower_bound=proven,
+        objective=top,
+        stats=stats,
+    )
+
+
+def _ball(net: WorkingNetwork, centre: set[int], radius: int) -> set[int]:
+    """Nodes within ``radius`` hops of ``centre``, arcs taken both ways."""
+    seen = set(centre)
+    frontier = list(centre)
+    for _ in range(radius):
+        frontier = [w for v in frontier for w in net.succ[v] + net.pred[v] if w not in seen]
+        seen.update(frontier)
+    return seen
+
+
+REPAIR_RADII = (3, 6)
+"""Hops around the too-deep nodes that a local repair frees (the rest of the warm start stays)."""
+
+
+def _repair(
+    net: WorkingNetwork,
+    roots: tuple[int, ...],
+    span: frozenset[int],
+    dist: tuple[dict[int, int], ...],
+    height: int,
+    search: _Search,
+    left: Any,
+    workers: int,
+    seed: int,
+) -> None:
+    """Try to bring the warm start down to ``height`` by re-solving only around its deep nodes.
+
+    A large-neighbourhood step: the parent choices far from every node deeper than ``height``
+    are kept, the rest is solved by CP-SAT. Success gives a packing of that height; failure
+    proves nothing (the kept part may be the obstacle), so the caller then solves in full.
+    """
+    assert search.best is not None
+    warm = search.best
+    levels = [tree_depths(r, p) for r, p in zip(roots, warm)]
+    deep = {v for lv in levels for v, x in lv.items() if x > height}
+    if not deep or len(deep) > max(16, len(net.nodes) // 20):
+        return
+    for radius in REPAIR_RADII:
+        if left() <= 0:
+            return
+        region = _ball(net, deep, radius)
+        fixed = [{c: p for c, p in par.items() if c not in region} for par in warm]
+        problem = PackingProblem(net, roots, span, dist, height, hint=warm, fixed=fixed)
+        result = _run(problem, search, min(left(), max(1.0, left() / 4)), workers, seed)
+        if result.parents is not None:
+            search.offer(result.parents)
+            return
+
+
+def _balance(
+    net: WorkingNetwork,
+    roots: tuple[int, ...],
+    span: frozenset[int],
+    dist: tuple[dict[int, int], ...],
+    top: int,
+    search: _Search,
+    left: Any,
+    workers: int,
+    seed: int,
+    enabled: bool,
+) -> str:
+    """Stage 2: with the maximum fixed at ``top``, equalise the heights, then minimise the sum."""
+    assert search.best is not None
+    hs = search.heights
+    if min(hs) == top:
+        return "optimal"  # all trees at the maximum: spread 0, sum forced
+    if not enabled:
+        return "off"
+    if left() <= 0:
+        return "not run (time limit)"
+    p = PackingProblem(net, roots, span, dist, top, "balance", hint=search.best)
+    r = _run(p, search, left(), workers, seed)
+    search.offer(r.parents, key=lambda hs: (max(hs), max(hs) - min(hs), sum(hs)))
+    return r.status if r.status in ("optimal", "feasible") else "not improved"

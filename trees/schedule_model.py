@@ -144,6 +144,19 @@ class Schedule:
     tables : dict
         Node id -> ids of the entries where it is ``src`` or ``dst``, ascending (every node of
         the topology has a key, possibly with no rows).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> from supermesh.trees.schedule import build_schedule
+    >>> t = Tree(0, ((0, 1, 0), (0, 2, 0), (1, 3, 0)), 2)
+    >>> p = TreePacking("mesh:2x2", "out", "optimal", sets=(TreeSet((t,)),))
+    >>> s = build_schedule(build("mesh:2x2"), "broadcast", p, chunks=2)
+    >>> s.fifos()[(0, 1, 0)], [(e.src, e.dst) for e in s.rows(1)]
+    ([0], [(0, 1), (1, 3)])
+    >>> Schedule.from_json(s.to_json()).to_json() == s.to_json()
+    True
     """
 
     topology: str

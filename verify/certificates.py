@@ -195,8 +195,9 @@ def check_frank_certificate(
     k : int
         The number of trees claimed impossible (the claimed maximum plus one).
     certificate : dict
-        ``{"sets": [[...], ...], "entering_arcs": a, "required": r}``; ``trees``, if present,
-        must equal ``k``.
+        ``{"sets": [[...], ...], "entering_arcs": a, "required": r}``, where ``a`` is the total
+        or a list with one count per set (the form ``supermesh bound`` writes); ``trees``, if
+        present, must equal ``k``.
     direction : {"out", "in"}
     span : iterable of int, optional
         Nodes the trees must reach (default the compute chiplets); every set must hold one.
@@ -228,11 +229,25 @@ def check_frank_certificate(
         if X is None:
             return _malformed(err or "bad set")
         sets.append(X)
-    stated_a = _stated(certificate, "entering_arcs", "entering")
+    per_set = certificate.get("entering_arcs")
+    if isinstance(per_set, list):
+        # one count per set (the form `supermesh bound` writes): check each, then their sum
+        if len(per_set) != len(sets) or not all(isinstance(a, int) for a in per_set):
+            return _malformed("'entering_arcs' is a list but not one integer per set")
+        stated_a: int | None = sum(per_set)
+    else:
+        stated_a = _stated(certificate, "entering_arcs", "entering")
     stated_r = _stated(certificate, "required")
     if stated_a is None or stated_r is None:
         return _malformed("lacks the integer fields 'entering_arcs' and 'required'")
     found: list[Finding] = []
+    if isinstance(per_set, list):
+        for i, (X, a) in enumerate(zip(sets, per_set, strict=True)):
+            true_a = crossing_arcs(G, X, direction=direction)
+            if a != true_a:
+                found.append(
+                    _invalid(f"states {a} arcs crossing set #{i}, the true count is {true_a}")
+                )
     stated_k = _stated(certificate, "trees", "k")
     if stated_k is not None and stated_k != k:
         found.append(_invalid(f"is for {stated_k} trees, but {k} trees are claimed impossible"))

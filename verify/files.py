@@ -103,6 +103,10 @@ def _spec_findings(doc: dict[str, Any], G: Any) -> list[Finding]:
     spec = doc.get("spec")
     if not isinstance(spec, str) or not spec or spec.endswith(".json") or ":" not in spec:
         return []
+    if len(spec) > 200:
+        return [
+            Finding("spec-mismatch", f"spec {spec[:40]!r}... is too long to be a spec", "warning")
+        ]
     try:
         expected = _expected_compute(spec)
     except SupermeshError as exc:
@@ -286,12 +290,24 @@ def _validate_trees_doc(doc: dict[str, Any], source: str) -> None:
     )
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system is simply not a file
+        return False
+
+
 def _topology_for(spec: str, base_dir: Path | None) -> Any:
     path = Path(spec)
-    if spec.endswith(".json") or path.is_file():
-        if not path.is_absolute() and not path.is_file() and base_dir is not None:
+    if spec.endswith(".json") or _is_file(path):
+        if not path.is_absolute() and not _is_file(path) and base_dir is not None:
             path = base_dir / path
         return build(path)
+    if len(spec) > 200 or ":" not in spec:
+        raise InputFileError(
+            f"topology {spec[:60]!r} is neither a spec nor an existing topology file",
+            hint="name a spec such as smbi:4x4 or the path of a topology JSON file",
+        )
     if _expected_compute(spec) > MAX_CHIPLETS:
         raise InputFileError(
             f"topology {spec!r} has more than {MAX_CHIPLETS} chiplets; refusing to build it"

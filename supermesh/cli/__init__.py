@@ -35,7 +35,9 @@ _COMMANDS: dict[str, str] = {
     "report": "report",
     "verify": "verify",
     "bound": "bound",
+    "trees": "trees",
     "schedule": "schedule",
+    "sim": "sim", "sweep": "sweep",  # fmt: skip
 }
 
 

@@ -21,7 +21,7 @@ import networkx as nx
 from rich.table import Table
 
 from supermesh.cli.common import SPEC_HELP, load_spec, stdout_console
-from supermesh.errors import SpecError
+from supermesh.errors import InfeasibleError, SpecError
 from supermesh.topologies.io import read_json_file, write_text_atomic
 from supermesh.topologies.model import compute_nodes
 from supermesh.trees.model import TreePacking
@@ -81,14 +81,23 @@ def root_sets(G: nx.MultiDiGraph, collective: str, roots: str | None) -> list[li
 def compute_packings(G: nx.MultiDiGraph, collective: str, roots: str | None) -> TreePacking:
     """Height-optimised trees for the collective (the one place the CLI calls the packer)."""
     try:
-        from supermesh.trees.packing import pack_trees  # type: ignore[attr-defined]
+        from supermesh.trees.packing import pack_trees
     except ImportError:
         raise SpecError(
             "computing trees is not available in this build",
             hint="pass the trees with --trees FILE (written by `supermesh trees`)",
         ) from None
     direction = "in" if collective in ("reducescatter", "reduce") else "out"
-    packs = [pack_trees(G, r, direction=direction) for r in root_sets(G, collective, roots)]
+    packs = []
+    for r in root_sets(G, collective, roots):
+        p = pack_trees(G, r, direction=direction)
+        if p.status == "infeasible" or not p.sets:
+            raise InfeasibleError(
+                f"no {len(r)} arc-disjoint {direction}-trees with roots {r} fit {p.topology}",
+                certificate=p.certificate or {},
+                hint="choose other --roots (see `supermesh bound`) or pass --trees FILE",
+            )
+        packs.append(p)
     if len(packs) == 1:
         return packs[0]
     first = packs[0]
@@ -191,7 +200,14 @@ def schedule(
     chunks_per_loop: int | None,
     max_steps: int,
 ) -> None:
-    """Build the per-chiplet schedule tables of COLLECTIVE on topology SPEC."""
+    """Build the per-chiplet schedule tables of a collective on topology SPEC.
+
+    Without --trees the trees are computed (height-optimal packing): AllReduce, Broadcast and
+    Reduce use --roots (default corners); ReduceScatter and AllGather one tree per chiplet, in
+    root sets given as --roots "0,5,10,15;1,6,11,12;..." or by default the ranks dealt into
+    sets of min(4, arc connectivity). The format follows the -o extension: .csv (one row per
+    chiplet and entry), .json (lossless) or .xml (MSCCL algorithm).
+    """
     if size and chunks:
         raise SpecError("--size and --chunks both set the chunk count", hint="give only one")
     if tree_files and roots:

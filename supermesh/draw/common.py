@@ -31,6 +31,7 @@ __all__ = [
     "curved_path",
     "figure_format",
     "new_figure",
+    "s_path",
     "save_figure",
     "trim_path",
 ]
@@ -68,7 +69,8 @@ ARC_STYLES: dict[str, ArcStyle] = {
 NODE_STYLES: dict[str, NodeStyle] = {
     "compute": NodeStyle("#dbe9f6", "#1f4e79", "compute chiplet"),
     "memory": NodeStyle("#fde0b0", "#a35200", "memory chiplet"),
-    "io": NodeStyle("#e8e8e8", "#404040", "I/O chiplet / router", "diamond"),
+    "io": NodeStyle("#e8e8e8", "#404040", "I/O chiplet", "diamond"),
+    "router": NodeStyle("#f4f4f4", "#404040", "router", "diamond"),
 }
 """Fill, outline, legend label and shape per node kind."""
 
@@ -159,6 +161,38 @@ def curved_path(
     p1 = (p0 + p2) / 2 + 2 * bend * normal
     t = np.linspace(0.0, 1.0, samples)[:, None]
     return (1 - t) ** 2 * p0 + 2 * (1 - t) * t * p1 + t**2 * p2
+
+
+def s_path(
+    a: Point,
+    b: Point,
+    channel: float,
+    *,
+    vertical: bool,
+    offset: float = 0.0,
+    samples: int = 64,
+) -> np.ndarray:
+    """Points of a cubic S-curve from ``a`` to ``b`` that runs along a channel between nodes.
+
+    With ``vertical`` the curve leaves ``a`` sideways to the line ``x = channel``, follows it and
+    enters ``b`` sideways (control points ``(channel, a_y)`` and ``(channel, b_y)``); otherwise the
+    same along ``y = channel``. ``offset`` shifts it sideways like :func:`curved_path`.
+
+    Examples
+    --------
+    >>> s_path((0, 0), (1, -4), 0.5, vertical=True, samples=3)[1].tolist()
+    [0.5, -2.0]
+    """
+    p0, p3 = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    chord = p3 - p0
+    normal = np.array([-chord[1], chord[0]]) / max(float(np.hypot(*chord)), 1e-12)
+    if vertical:
+        p1, p2 = np.array([channel, p0[1]]), np.array([channel, p3[1]])
+    else:
+        p1, p2 = np.array([p0[0], channel]), np.array([p3[0], channel])
+    t = np.linspace(0.0, 1.0, samples)[:, None]
+    pts = (1 - t) ** 3 * p0 + 3 * (1 - t) ** 2 * t * p1 + 3 * (1 - t) * t**2 * p2 + t**3 * p3
+    return pts + offset * normal
 
 
 def trim_path(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from typing import cast
 
 import networkx as nx
 import numpy as np
@@ -19,6 +20,7 @@ from supermesh.draw.common import (
     ArcStyle,
     curved_path,
     new_figure,
+    s_path,
     trim_path,
 )
 from supermesh.topologies.model import arcs
@@ -35,7 +37,7 @@ def node_boxes(G: nx.MultiDiGraph) -> dict[int, tuple[float, float]]:
     """Half width and half height of each node's drawn box, in chiplet pitches.
 
     Grid chiplets are squares 0.56 wide; HexaMesh chiplets are bricks 0.8 x 0.5 (neighbours in a
-    row are one pitch apart); routers (``io`` nodes of concentrated families) are small diamonds.
+    row are one pitch apart); routers (``router`` nodes of concentrated families) are small diamonds.
     """
     brick = G.graph.get("family") == "hexamesh"
     out = {}
@@ -71,29 +73,58 @@ def _lanes(G: nx.MultiDiGraph) -> dict[tuple[int, int], list[tuple[int, int, int
     return out
 
 
-def _bend(
+Route = tuple[str, float, bool]
+"""How a link is drawn: ``("arc", bend, _)`` (0 = straight) or ``("s", channel, vertical)``."""
+
+_STRAIGHT: Route = ("arc", 0.0, False)
+
+
+def _route_points(a: np.ndarray, b: np.ndarray, route: Route, offset: float = 0.0) -> np.ndarray:
+    kind, value, vertical = route
+    if kind == "s":
+        return s_path(a, b, value, vertical=vertical, offset=offset)
+    return curved_path(a, b, value, offset, samples=48 if value else 24)
+
+
+def _route(
     a: np.ndarray, b: np.ndarray, centres: np.ndarray, halves: np.ndarray, middle: np.ndarray
-) -> float:
-    """Smallest arc (preferring the side away from the drawing's middle) that misses every node."""
-    if len(centres) == 0 or math.dist(a, b) <= 1.5:
-        return 0.0
+) -> Route:
+    """A way to draw a long link that misses every other node.
+
+    Tried in order: straight; then, for a link along a row or column, arcs bending further and
+    further (the side away from the drawing's middle first) before S-curves along the channels
+    between rows or columns near the ends; for a slanted link the S-curves first.
+    """
+    # only nodes near the link can be hit (the widest arc is 1.3 pitches off the chord)
+    near = np.all((centres > np.minimum(a, b) - 2.0) & (centres < np.maximum(a, b) + 2.0), axis=1)
+    centres, halves = centres[near], halves[near]
+    if len(centres) == 0:
+        return _STRAIGHT
     chord = b - a
     normal = np.array([-chord[1], chord[0]])
     outward = 1.0 if float(np.dot((a + b) / 2 - middle, normal)) >= 0 else -1.0
 
-    def clear(bend: float) -> bool:
-        pts = curved_path(a, b, bend, samples=64)[1:-1]
+    def clear(route: Route) -> bool:
+        pts = _route_points(a, b, route)[1:-1]
         dx = np.abs(pts[:, None, 0] - centres[None, :, 0])
         dy = np.abs(pts[:, None, 1] - centres[None, :, 1])
         return not np.any((dx < halves[None, :, 0] + 0.03) & (dy < halves[None, :, 1] + 0.03))
 
-    if clear(0.0):
-        return 0.0
-    for bend in _BENDS:
-        for sign in (outward, -outward):
-            if clear(sign * bend):
-                return sign * bend
-    return outward * _BENDS[-1]
+    arcs: list[Route] = [
+        ("arc", sign * bend, False) for bend in _BENDS for sign in (outward, -outward)
+    ]
+    vertical = abs(chord[1]) >= abs(chord[0])
+    axis = 0 if vertical else 1
+    lo, hi = sorted((a[axis], b[axis]))
+    channels = [(lo + hi) / 2, lo + 0.5, hi - 0.5, lo - 0.5, hi + 0.5]
+    s_curves: list[Route] = [("s", c, vertical) for c in channels]
+    # a slanted link (butterfly) is best routed along a channel, an axis-aligned one as an arc
+    slanted = min(abs(chord[0]), abs(chord[1])) > 1e-9
+    candidates = [_STRAIGHT, *(s_curves + arcs if slanted else arcs + s_curves)]
+    for route in candidates:
+        if clear(route):
+            return route
+    return ("arc", outward * _BENDS[-1], False)
 
 
 def _draw_links(
@@ -111,15 +142,15 @@ def _draw_links(
     segments: dict[str, list[np.ndarray]] = defaultdict(list)
     one_way = False
     for (u, v), lanes in sorted(_lanes(G).items()):
-        bend = 0.0
+        route = _STRAIGHT
         if math.dist(pos[u], pos[v]) > 1.5:
             keep = np.ones(len(nodes), dtype=bool)
             keep[[row[u], row[v]]] = False
-            bend = _bend(pos[u], pos[v], centres[keep], halves[keep], middle)
+            route = _route(pos[u], pos[v], centres[keep], halves[keep], middle)
         for j, (src, dst, key, two_way) in enumerate(lanes):
             cls = G.edges[src, dst, key]["cls"]
             offset = (j - (len(lanes) - 1) / 2) * _LANE_GAP
-            pts = curved_path(pos[u], pos[v], bend, offset, samples=48 if bend else 24)
+            pts = _route_points(pos[u], pos[v], route, offset)
             pts = trim_path(
                 pts,
                 pos[u],
@@ -192,7 +223,11 @@ def _draw_nodes(
     return set(shapes)
 
 
-def _legend(ax: Axes, kinds: set[str], classes: set[str], one_way: bool) -> None:
+def _legend(
+    ax: Axes, kinds: set[str], classes: set[str], one_way: bool, *, own_figure: bool
+) -> None:
+    """Legend right of the drawing: a figure legend (constrained layout makes room for it) when
+    the figure is ours, else an axes legend anchored outside the caller's axes."""
     handles: list[Patch | Line2D] = [
         Patch(
             facecolor=NODE_STYLES[k].face, edgecolor=NODE_STYLES[k].edge, label=NODE_STYLES[k].label
@@ -209,6 +244,10 @@ def _legend(ax: Axes, kinds: set[str], classes: set[str], one_way: bool) -> None
         handles.append(
             Line2D([], [], color="#404040", lw=0, marker=">", markersize=7, label="one-way link")
         )
+    if own_figure:
+        fig = cast(Figure, ax.get_figure(root=True))
+        fig.legend(handles=handles, loc="outside right upper", frameon=False, fontsize=8)
+        return
     ax.legend(
         handles=handles,
         loc="upper left",
@@ -228,7 +267,7 @@ def draw_topology(
     coloured by kind. Each physical link is a line coloured by class; parallel links are separate
     side-by-side lanes; a one-way arc has an arrowhead in its middle; links that would cross a
     chiplet (torus wrap-arounds, folded rings, Kite, butterflies) are drawn as arcs around it.
-    The legend sits outside the axes, right.
+    The legend sits right of the drawing, outside the axes.
 
     Parameters
     ----------
@@ -255,16 +294,17 @@ def draw_topology(
     pos = np.array([p for _, p in G.nodes(data="pos")], dtype=float).reshape(-1, 2)
     span_x, span_y = (np.ptp(pos, axis=0) + 1.0) if len(pos) else (1.0, 1.0)
     scale = min(0.9, 12.0 / max(span_x, span_y, 1.0))  # inches per pitch
+    own_figure = ax is None
     if ax is None:
         fig, ax = new_figure(span_x * scale + 2.6, span_y * scale + 0.8)
     else:
-        fig = ax.get_figure(root=True)  # type: ignore[assignment]
+        fig = cast(Figure, ax.get_figure(root=True))
     boxes = node_boxes(G)
     lw = float(np.clip(2.2 * scale, 0.4, 1.8))
     fontsize = min(9.0, 11.0 * scale) if labels and G.number_of_nodes() <= _MAX_LABELLED else 0.0
     classes, one_way = _draw_links(ax, G, boxes, lw)
     kinds = _draw_nodes(ax, G, boxes, fontsize)
-    _legend(ax, kinds, classes, one_way)
+    _legend(ax, kinds, classes, one_way, own_figure=own_figure)
     ax.set_aspect("equal")
     ax.autoscale_view()
     ax.margins(0.03)

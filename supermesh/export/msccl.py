@@ -2,8 +2,8 @@
 
 Mapping (every tree of every set is kept; nothing falls back to a single tree)
 
-- Ranks: the chiplets with table rows, which must be ``0 .. ngpus-1`` (relay chiplets that are
-  not ranks cannot be expressed: MSCCL has no non-rank nodes).
+- Ranks: the schedule's ranks (its compute chiplets), which must be ``0 .. ngpus-1``; a tree
+  through a relay chiplet (memory, I/O) is refused, since MSCCL has no non-rank nodes.
 - Channels: a link ``(src, dst, key)`` uses channel ``key + K*q``, where ``K`` is the number of
   parallel links (1 on a mesh, 2 on SuperMesh) and ``q`` the link's channel group (below). So
   the two parallel links of a SuperMesh pair are two MSCCL connections, as MSCCL uses channels
@@ -21,7 +21,7 @@ Mapping (every tree of every set is kept; nothing falls back to a single tree)
   from each further child with ``rrc`` on the accumulator (depending on the previous child's
   step, so reductions into one buffer never race), and sends the accumulator (``s``, depending
   on the last child's ``rrc``). Out-tree phases (``ag``, ``bcast``): the root sends
-  (AllReduce: its reduced output chunk, depending on its last ``rrs``-phase ``rrc``), others
+  (AllReduce: its reduced output chunk, depending on its last ``rs``-phase ``rrc``), others
   receive with ``r`` into the output and send to each child with ``s`` depending on that
   ``r``. Every step has at most one dependency, so no ``nop`` is needed and step numbers equal
   the runtime's transfer indices; ``hasdep="1"`` marks every step another one waits for.
@@ -35,9 +35,11 @@ Mapping (every tree of every set is kept; nothing falls back to a single tree)
   iteration, so the pipeline continues across loop iterations. ``S`` is the largest value up
   to ``Schedule.chunks`` that keeps every threadblock within ``max_steps``; if a link carries
   more than ``max_steps`` entries even with ``S = 1``, consecutive sets are split into channel
-  groups (more channels, each with its own FIFO).
+  groups (more channels, each with its own FIFO). The runtime splits each loop's data into
+  ``nchunksperloop`` equal chunks, so messages should be a multiple of that many elements.
 - AllReduce's global barrier is not expressed: MSCCL keeps the data dependencies only (a root
-  starts sending a chunk once it has reduced it), which is correct and never slower.
+  starts sending a chunk once it has reduced it); the barrier is a timing rule of the simulator,
+  not needed for correctness.
 
 Limits checked (:class:`MscclLimits`, defaults the stricter of MSCCL and RCCL): steps per
 threadblock (``MSCCL_MAX_NUM_STEPS``: 64 in RCCL, 256 in MSCCL), channels (``MAXCHANNELS`` 32),
@@ -236,7 +238,22 @@ def _element(tag: str, attrs: Mapping[str, object], close: bool = False) -> str:
 
 
 def msccl_text(prog: MscclProgram) -> str:
-    """The XML text of a program (two-space indent, no declaration, ``/>`` without a space)."""
+    """The XML text of a program (two-space indent, no declaration, ``/>`` without a space).
+
+    Parameters
+    ----------
+    prog : MscclProgram
+        From :func:`msccl_program`.
+
+    Returns
+    -------
+    str
+        ``<algo ...>`` with one ``<gpu>`` per rank, its ``<tb>`` and their ``<step/>``.
+
+    Examples
+    --------
+    See :func:`msccl_xml`.
+    """
     algo = {
         "name": prog.name, "proto": prog.proto, "nchannels": prog.nchannels,
         "nchunksperloop": prog.nchunksperloop, "ngpus": prog.ngpus, "coll": prog.coll,

@@ -93,7 +93,7 @@ def anynet_text(G: nx.MultiDiGraph, *, cycles_per_unit: int = 20, header: bool =
     --------
     >>> from supermesh.topologies import build
     >>> print(anynet_text(build("smbi:2x2"), header=False).splitlines()[0])
-    router 0 node 0 router 1 20 router 2 20 router 4 10 router 5 10
+    router 0 node 0 router 1 20 router 4 10 router 2 20 router 5 10
     """
     index = {n: i for i, n in enumerate(sorted(G.nodes))}
     n = len(index)
@@ -178,7 +178,7 @@ def dot_text(G: nx.MultiDiGraph) -> str:
         f"family={_q(g.get('family', ''))}];",
         "  node [shape=box, style=filled];",
     ]
-    fill = {"compute": "lightsteelblue1", "memory": "navajowhite", "io": "gray85"}
+    fill = {"compute": "lightsteelblue1", "memory": "navajowhite", "io": "gray85", "router": "gray95"}
     for node, d in sorted(G.nodes(data=True)):
         x, y = d["pos"]
         lines.append(

@@ -1,0 +1,142 @@
+"""Simulator benchmark: speed, the three calibration points, the paper's sweep and its speedups.
+
+Run: ``python3 bench/bench_sim.py [--quick] [--time-limit SECONDS]``. Prints tables; times trees
+(built once per topology by the trees engine) apart from simulation.
+
+1. 512 MiB AllReduce on 16x16 SMBi with the reference chunking (10,923 chunks per tree, 4 trees of
+   height 30 over 1,020 arcs): target under 2 s.
+2. BRIEF section 4's calibration points against the reference cycles: target within 1%.
+3. The paper's sweep: mesh (TTO AllReduce, MultiTree ReduceScatter/AllGather), SMBi and SMAlter
+   (pipelined trees) at 16, 25, 64 and 81 chiplets, AR/RS/AG, 1 MiB to 512 MiB; and 9 to 256
+   chiplets at 375 KiB per chiplet (AllReduce; AllGather up to 81): target under 60 s.
+4. SuperMesh over mesh TTO AllReduce speedups (the paper reports 1.18-1.33x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from supermesh.sim import get_preset
+from supermesh.sim.algorithms import run_algorithm, tree_sets_for
+from supermesh.sim.sweep import SweepCase, run_sweep
+from supermesh.topologies import build
+from supermesh.units import format_size
+
+CALIBRATION = [
+    ("smbi:4x4", "pipeline", 4 << 20, 187_865),
+    ("mesh:8x8", "tto", 512 << 20, 30_086_982),
+    ("smbi:9x9", "pipeline", 1 << 20, 76_425),  # the reference's "SMAlter 9x9" ran on SMBi
+]
+
+
+def table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    print(f"\n{title}")
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+
+
+def trees(cache: dict, spec: str, algorithm: str, collective: str, limit: float) -> float:
+    """Build (and cache) the trees a case needs; return the seconds it took."""
+    kind = collective if collective in ("allreduce", "broadcast", "reduce") else "sets"
+    key = ("trees", spec, algorithm, kind)
+    if key in cache or algorithm not in ("pipeline", "tto", "paper"):
+        return 0.0
+    t0 = time.perf_counter()
+    cache[key] = tree_sets_for(build(spec), algorithm, collective, time_limit=limit)
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="16 and 25 chiplets only")
+    ap.add_argument("--time-limit", type=float, default=30.0, help="CP-SAT seconds per tree set")
+    args = ap.parse_args()
+    params = get_preset("booksim")
+    cache: dict = {}
+
+    # 1. speed
+    spec = "smbi:16x16"
+    t_trees = trees(cache, spec, "pipeline", "allreduce", args.time_limit)
+    G = build(spec)
+    runs = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        r = run_algorithm(G, "pipeline", "allreduce", 512 << 20, params, cache=cache, bound=False)
+        runs.append(time.perf_counter() - t0)
+    table(
+        "1. 512 MiB AllReduce on 16x16 SMBi (target < 2 s)",
+        ["chunks/tree", "transfers", "cycles", "sim s (best/first)", "trees s"],
+        [[str(r.meta["chunks"][0]), f"{r.meta['transfers']:,}", f"{r.time:,.1f}",
+          f"{min(runs):.3f} / {runs[0]:.3f}", f"{t_trees:.1f}"]],
+    )
+
+    # 2. calibration
+    rows = []
+    for spec, alg, nbytes, ref in CALIBRATION:
+        trees(cache, spec, alg, "allreduce", args.time_limit)
+        r = run_algorithm(build(spec), alg, "allreduce", nbytes, params, cache=cache, bound=False)
+        rows.append([spec, alg, format_size(nbytes), str(max(r.meta["heights"])),
+                     f"{r.time:,.1f}", f"{ref:,}", f"{100 * (r.time - ref) / ref:+.4f}%"])
+    table("2. calibration (target within 1%)", ["topology", "algorithm", "size", "height",
+          "simulated", "reference", "error"], rows)
+
+    # 3. the paper's sweep
+    sides = (4, 5) if args.quick else (4, 5, 8, 9)
+    sizes = [1 << (20 + i) for i in range(10)]
+    cases = []
+    for n in sides:
+        for fam in ("mesh", "smbi", "smalter"):
+            for coll in ("allreduce", "reducescatter", "allgather"):
+                alg = ("tto" if coll == "allreduce" else "multitree") if fam == "mesh" else "pipeline"
+                cases += [SweepCase(f"{fam}:{n}x{n}", coll, alg, s) for s in sizes]
+    scal = range(3, 9) if args.quick else range(3, 17)
+    for n in scal:
+        for fam in ("mesh", "smbi", "smalter"):
+            colls = ["allreduce"] + (["allgather"] if n <= 9 else [])
+            for coll in colls:
+                alg = ("tto" if coll == "allreduce" else "multitree") if fam == "mesh" else "pipeline"
+                cases.append(SweepCase(f"{fam}:{n}x{n}", coll, alg, n * n * 375 * 1024))
+    t_trees = 0.0
+    for c in cases:
+        t_trees += trees(cache, c.spec, c.algorithm, c.collective, args.time_limit)
+    t0 = time.perf_counter()
+    out = run_sweep(cases, params, cache=cache)
+    t_sim = time.perf_counter() - t0
+    errors = [r for r in out if r["error"]]
+    table("3. the paper's sweep (target < 60 s)", ["cases", "simulation s", "trees s", "errors"],
+          [[str(len(out)), f"{t_sim:.1f}", f"{t_trees:.1f}", str(len(errors))]])
+    for r in errors[:5]:
+        print("   error:", r["topology"], r["collective"], r["algorithm"], r["error"])
+
+    # 4. speedups
+    by = {(r["topology"], r["collective"], r["bytes"]): r for r in out if not r["error"]}
+    rows = []
+    for n in sides:
+        for fam in ("smbi", "smalter"):
+            sp = []
+            for s in sizes:
+                base = by.get((f"mesh:{n}x{n}", "allreduce", s))
+                sm = by.get((f"{fam}:{n}x{n}", "allreduce", s))
+                if base and sm:
+                    sp.append(base["time"] / sm["time"])
+            if sp:
+                rows.append([f"{fam}:{n}x{n}", f"{sp[0]:.3f}", f"{sp[-1]:.3f}",
+                             f"{min(sp):.3f}-{max(sp):.3f}"])
+    for n in scal:
+        for fam in ("smbi", "smalter"):
+            s = n * n * 375 * 1024
+            base = by.get((f"mesh:{n}x{n}", "allreduce", s))
+            sm = by.get((f"{fam}:{n}x{n}", "allreduce", s))
+            if base and sm:
+                x = base["time"] / sm["time"]
+                rows.append([f"{fam}:{n}x{n} @375KiB/chiplet", f"{x:.3f}", "", ""])
+    table("4. AllReduce speedup over mesh TTO (paper: 1.18-1.33x)",
+          ["topology", "1 MiB", "512 MiB", "range"], rows)
+
+
+if __name__ == "__main__":
+    main()

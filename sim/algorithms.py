@@ -1,0 +1,260 @@
+"""Named algorithms -> schedules: which trees (or which baseline) each name means.
+
+========== ==================================================================================
+name       schedule
+========== ==================================================================================
+pipeline   height-optimal arc-disjoint trees (:func:`supermesh.trees.packing.pack_trees`):
+           AllReduce on the 4 corners (on a mesh, where 4 are impossible, TTO's 3); ReduceScatter
+           and AllGather on every chiplet, roots taken one per side from the outside in
+           (:func:`ring_root_sets`) in sets of 4, or of 3 where 4 do not fit; Broadcast and
+           Reduce from the first corner with as many trees as its cut allows
+tto        Three Tree AllReduce on the mesh (Laskar et al., HPCA 2024): 3 corner trees, the fourth
+           corner relays only (:func:`supermesh.trees.baselines.tto`)
+paper      the SuperMesh paper's Algorithm 1 trees on the same roots as ``pipeline``
+           (:func:`supermesh.trees.baselines.algorithm1`)
+ring, bidir-ring, direct, multitree   see :mod:`supermesh.sim.baselines`
+========== ==================================================================================
+
+Trees are built once per topology and phase direction and reused across sizes (pass a ``cache``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from typing import Any
+
+import networkx as nx
+
+from supermesh.errors import SpecError, SupermeshError
+from supermesh.sim.baselines import BASELINES, baseline_program
+from supermesh.sim.bounds import ThroughputBound, collective_bound
+from supermesh.sim.collectives import check_collective, tree_program
+from supermesh.sim.presets import SimParams
+from supermesh.sim.result import SimResult
+from supermesh.sim.run import evaluate
+from supermesh.topologies.model import compute_nodes
+from supermesh.trees.model import TreePacking, TreeSet
+
+__all__ = ["ALGORITHMS", "TREE_ALGORITHMS", "ring_root_sets", "run_algorithm", "tree_sets_for"]
+
+TREE_ALGORITHMS = ("pipeline", "tto", "paper")
+ALGORITHMS = TREE_ALGORITHMS + BASELINES
+
+
+def ring_root_sets(rows: int, cols: int) -> list[list[int]]:
+    """Every chiplet as a root, one per side of each ring of the grid, from the outside in.
+
+    Ring ``i`` is walked clockwise from its top-left corner; the ``j``-th chiplet of its north,
+    east, south and west walks form a set (the first set of the outer ring is the 4 corners). A
+    chiplet left in the middle of an odd grid is a set of its own.
+
+    Examples
+    --------
+    >>> ring_root_sets(4, 4)
+    [[0, 3, 15, 12], [1, 7, 14, 8], [2, 11, 13, 4], [5, 6, 10, 9]]
+    >>> ring_root_sets(3, 3)[-1]
+    [4]
+    """
+    sets: list[list[int]] = []
+    seen: set[int] = set()
+    i = 0
+    while 2 * i < min(rows, cols):
+        top = [(i, c) for c in range(i, cols - 1 - i)]
+        right = [(r, cols - 1 - i) for r in range(i, rows - 1 - i)]
+        bottom = [(rows - 1 - i, c) for c in range(cols - 1 - i, i, -1)]
+        left = [(r, i) for r in range(rows - 1 - i, i, -1)]
+        if rows - 2 * i == 1 or cols - 2 * i == 1:
+            # a single row, column or chiplet left in the middle: in order, 4 at a time
+            rest = [r * cols + c for r in range(i, rows - i) for c in range(i, cols - i)]
+            sets += [rest[j : j + 4] for j in range(0, len(rest), 4)]
+            break
+        for j in range(max(len(top), len(right), len(bottom), len(left))):
+            group = [
+                side[j][0] * cols + side[j][1]
+                for side in (top, right, bottom, left)
+                if j < len(side) and side[j][0] * cols + side[j][1] not in seen
+            ]
+            seen.update(group)
+            if group:
+                sets.append(group)
+        i += 1
+    return sets
+
+
+# ---------------------------------------------------------------------------- trees API adapters
+def _pack(G: nx.MultiDiGraph, roots: list[int], time_limit: float) -> TreePacking:
+    """One set of height-optimal trees (the trees engine's packing)."""
+    from supermesh.trees.packing import pack_trees  # type: ignore[attr-defined]
+
+    packing: TreePacking = pack_trees(G, roots, direction="out", time_limit=time_limit)
+    return packing
+
+
+def _tto(G: nx.MultiDiGraph) -> TreePacking:
+    from supermesh.trees.baselines import tto  # type: ignore[import-not-found]
+
+    packing: TreePacking = tto(G)
+    return packing
+
+
+def _algorithm1(G: nx.MultiDiGraph, roots: list[int]) -> TreePacking:
+    from supermesh.trees.baselines import algorithm1  # type: ignore[import-not-found]
+
+    packing: TreePacking = algorithm1(G, roots)
+    return packing
+
+
+def _usable(p: TreePacking) -> bool:
+    return p.status in ("optimal", "feasible") and bool(p.sets)
+
+
+def _corners(G: nx.MultiDiGraph) -> list[int]:
+    from supermesh.trees.rootspec import resolve_roots
+
+    return resolve_roots(G, "corners")
+
+
+def _root_sets(G: nx.MultiDiGraph) -> list[list[int]]:
+    rows, cols = G.graph.get("rows"), G.graph.get("cols")
+    ranks = compute_nodes(G)
+    if rows and cols and len(ranks) == rows * cols and ranks == list(range(rows * cols)):
+        return ring_root_sets(int(rows), int(cols))
+    return [ranks[i : i + 4] for i in range(0, len(ranks), 4)]
+
+
+def tree_sets_for(
+    G: nx.MultiDiGraph, algorithm: str, collective: str, *, time_limit: float = 60.0
+) -> list[TreeSet]:
+    """The tree sets a named tree algorithm uses for a collective (out-trees).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    algorithm : {"pipeline", "tto", "paper"}
+    collective : str
+    time_limit : float
+        CP-SAT seconds per set.
+
+    Returns
+    -------
+    list of TreeSet
+
+    Raises
+    ------
+    SpecError
+        Unknown algorithm, or TTO asked for something but an AllReduce.
+    SupermeshError
+        The trees engine could not build the trees.
+    """
+    collective = check_collective(collective)
+    if algorithm == "tto":
+        if collective != "allreduce":
+            raise SpecError("TTO is an AllReduce algorithm", hint="use --algorithm pipeline")
+        return list(_tto(G).sets)
+    if algorithm not in ("pipeline", "paper"):
+        raise SpecError(f"{algorithm!r} is not a tree algorithm", hint=f"use {TREE_ALGORITHMS}")
+    build = (lambda roots: _pack(G, roots, time_limit)) if algorithm == "pipeline" else (
+        lambda roots: _algorithm1(G, roots)
+    )
+    if collective == "allreduce":
+        packing = build(_corners(G))
+        if not _usable(packing):
+            if algorithm == "pipeline":
+                return list(_tto(G).sets)
+            raise SupermeshError(f"no {algorithm} trees on the corners: {packing.status}")
+        return list(packing.sets)
+    if collective in ("broadcast", "reduce"):
+        root = _corners(G)[0]
+        k = round(collective_bound(G, "broadcast", roots=[root]).value)
+        for count in range(max(k, 1), 0, -1):
+            packing = build([root] * count)
+            if _usable(packing):
+                return list(packing.sets)
+        raise SupermeshError(f"no {algorithm} trees from chiplet {root}")
+    sets: list[TreeSet] = []
+    queue = [r for group in _root_sets(G) for r in group]
+    while queue:
+        for size in range(min(4, len(queue)), 0, -1):
+            packing = build(queue[:size])
+            if _usable(packing):
+                sets += list(packing.sets)
+                queue = queue[size:]
+                break
+        else:
+            raise SupermeshError(f"no tree rooted at chiplet {queue[0]}: {packing.status}")
+    return sets
+
+
+def run_algorithm(
+    G: nx.MultiDiGraph,
+    algorithm: str,
+    collective: str,
+    nbytes: int,
+    params: SimParams,
+    *,
+    trees: TreePacking | list[TreeSet] | None = None,
+    reduce_trees: TreePacking | list[TreeSet] | None = None,
+    cache: MutableMapping[Any, Any] | None = None,
+    bound: bool | ThroughputBound | None = True,
+    time_limit: float = 60.0,
+    bins: int = 100,
+) -> SimResult:
+    """Simulate a named algorithm (see the module docstring).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    algorithm : str
+        One of :data:`ALGORITHMS`.
+    collective : str
+    nbytes : int
+    params : SimParams
+    trees : TreePacking or list of TreeSet, optional
+        Use these trees instead of building them (tree algorithms only).
+    reduce_trees : TreePacking or list of TreeSet, optional
+        Separate trees for the reduce phases (default: ``trees`` reversed).
+    cache : dict, optional
+        Reused across calls for trees and bounds (keyed by topology spec).
+    bound : bool or ThroughputBound or None
+        See :func:`supermesh.sim.run.evaluate`.
+    time_limit : float
+        CP-SAT seconds per tree set.
+    bins : int
+        Time-series bins.
+
+    Returns
+    -------
+    SimResult
+    """
+    collective = check_collective(collective)
+    if algorithm not in ALGORITHMS:
+        raise SpecError(f"unknown algorithm {algorithm!r}", hint=f"use one of: {', '.join(ALGORITHMS)}")
+    spec = G.graph.get("spec", id(G))
+    if bound is True and cache is not None:
+        key = ("bound", spec, collective)
+        if key not in cache:
+            cache[key] = collective_bound(G, collective)
+        bound = cache[key]
+    if algorithm in BASELINES:
+        program = baseline_program(G, algorithm, collective, nbytes, params)
+    else:
+        if trees is None:
+            kind = collective if collective in ("allreduce", "broadcast", "reduce") else "sets"
+            key = ("trees", spec, algorithm, kind)
+            if cache is not None and key in cache:
+                trees = cache[key]
+            else:
+                trees = tree_sets_for(G, algorithm, collective, time_limit=time_limit)
+                if cache is not None:
+                    cache[key] = trees
+        program = tree_program(G, trees, collective, nbytes, params, reduce_trees=reduce_trees)
+    return evaluate(
+        G,
+        program,
+        params,
+        collective=collective,
+        algorithm=algorithm,
+        nbytes=nbytes,
+        bound=bound,
+        bins=bins,
+    )

@@ -1,0 +1,194 @@
+"""``supermesh sim``: how long a collective takes on a topology (calibrated link simulator)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+from rich.table import Table
+
+from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.errors import InputFileError, SpecError
+from supermesh.sim import COLLECTIVES, PRESETS, SimParams, SimResult, get_preset
+from supermesh.sim.algorithms import ALGORITHMS, TREE_ALGORITHMS, run_algorithm
+from supermesh.topologies.io import read_json_file
+from supermesh.trees.model import TreePacking
+from supermesh.units import format_size, parse_size
+
+__all__ = ["parse_overrides", "read_packings", "result_rows", "sim"]
+
+
+def parse_overrides(preset: str, pairs: tuple[str, ...]) -> SimParams:
+    """The preset with ``NAME=VALUE`` overrides applied (values parsed as numbers or booleans)."""
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip():
+            raise SpecError(f"--set {pair!r} is not NAME=VALUE", hint="e.g. --set hop_latency=12")
+        text = text.strip()
+        value: Any
+        if text.lower() in ("true", "false"):
+            value = text.lower() == "true"
+        else:
+            try:
+                value = int(text) if text.lstrip("-").isdigit() else float(text)
+            except ValueError:
+                value = text
+            if isinstance(value, float) and not math.isfinite(value):
+                raise SpecError(f"--set {pair!r}: the value must be finite")
+        values[name.strip()] = value
+    return get_preset(preset, **values)
+
+
+def read_packings(
+    paths: tuple[str, ...], spec: str = ""
+) -> tuple[TreePacking | None, TreePacking | None]:
+    """Read one or two tree files: returns (out-tree packing, in-tree packing).
+
+    A file made for another topology than ``spec`` (canonical spec string) is refused.
+    """
+    out: TreePacking | None = None
+    inn: TreePacking | None = None
+    for path in paths:
+        packing = TreePacking.from_json(read_json_file(path), source=path)
+        if not packing.sets:
+            raise InputFileError(f"{path} holds no trees ({packing.status})")
+        topo = packing.topology
+        if spec and topo and not topo.endswith(".json") and topo != spec:
+            raise InputFileError(
+                f"{path} holds trees for {topo}, not for {spec}",
+                hint="build the trees for this topology with `supermesh trees`",
+            )
+        if packing.direction == "out":
+            if out is not None:
+                raise InputFileError("two out-tree files given", hint="give one per direction")
+            out = packing
+        else:
+            if inn is not None:
+                raise InputFileError("two in-tree files given", hint="give one per direction")
+            inn = packing
+    return out, inn
+
+
+def _time(r: SimResult) -> str:
+    if r.params.report == "seconds":
+        return f"{r.seconds * 1e6:,.3f} us"
+    return f"{r.time:,.1f} cycles"
+
+
+def _bw(r: SimResult) -> str:
+    if r.params.report == "seconds":
+        return f"{r.nbytes / r.seconds / 1e9:,.2f} GB/s" if r.seconds else "-"
+    return f"{r.algbw:,.3f} B/cycle"
+
+
+def result_rows(r: SimResult) -> list[tuple[str, str]]:
+    """Rows ``(label, value)`` of the human-readable result table."""
+    ratio = r.ratio_to_bound
+    lower = "-"
+    if r.lower_bound is not None:
+        lower = (
+            f"{r.params.to_seconds(r.lower_bound) * 1e6:,.3f} us"
+            if r.params.report == "seconds"
+            else f"{r.lower_bound:,.1f} cycles"
+        )
+    rows = [
+        ("topology", r.topology),
+        ("collective", f"{r.collective} of {format_size(r.nbytes)}"),
+        ("algorithm / preset", f"{r.algorithm} / {r.params.name}"),
+        ("time", _time(r)),
+        ("algorithm bandwidth", _bw(r)),
+        ("cut bound (time)", lower),
+        ("time / bound", f"{ratio:.3f}" if ratio is not None else "-"),
+        ("max link utilization", f"{100 * r.max_link_utilization:.1f}%"),
+        ("mean link utilization", f"{100 * r.mean_link_utilization:.1f}%"),
+        ("energy", f"{r.energy.total * 1e3:,.4f} mJ"),
+    ]
+    meta = r.meta
+    if "chunks" in meta:
+        rows.append(("chunks per tree (per set)", ", ".join(map(str, meta["chunks"][:8]))))
+        rows.append(("tree sets / heights", f"{meta['sets']} / {max(meta['heights'])} max"))
+    rows.append(("transfers", f"{meta.get('transfers', 0):,}"))
+    return rows
+
+
+@click.command(epilog=SPEC_HELP)
+@click.argument("spec")
+@click.option(
+    "-c",
+    "--collective",
+    type=click.Choice(COLLECTIVES),
+    default="allreduce",
+    show_default=True,
+    help="Which collective.",
+)
+@click.option("-s", "--size", default="4MiB", show_default=True, help="Data size (B, KiB, MiB, GiB).")
+@click.option(
+    "-a",
+    "--algorithm",
+    type=click.Choice(ALGORITHMS),
+    default="pipeline",
+    show_default=True,
+    help="Schedule: tree pipelines or a baseline.",
+)
+@click.option(
+    "--preset", type=click.Choice(tuple(PRESETS)), default="booksim", show_default=True
+)
+@click.option(
+    "--trees",
+    "tree_files",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Tree file(s) from `supermesh trees` (one per direction) instead of building trees.",
+)
+@click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+@click.option("--time-limit", default=60.0, show_default=True, help="CP-SAT seconds per tree set.")
+@click.option("--no-links", is_flag=True, help="Leave the per-link list out of --json.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON document.")
+def sim(
+    spec: str,
+    collective: str,
+    size: str,
+    algorithm: str,
+    preset: str,
+    tree_files: tuple[str, ...],
+    overrides: tuple[str, ...],
+    time_limit: float,
+    no_links: bool,
+    as_json: bool,
+) -> None:
+    """Simulate a COLLECTIVE of SIZE on topology SPEC and report time, bandwidth, bound, energy."""
+    G = load_spec(spec)
+    nbytes = parse_size(size)
+    params = parse_overrides(preset, overrides)
+    trees = None
+    reduce_trees = None
+    if tree_files:
+        if algorithm not in TREE_ALGORITHMS:
+            raise SpecError(
+                f"--trees goes with a tree algorithm, not {algorithm!r}",
+                hint="drop --algorithm or use --algorithm pipeline",
+            )
+        out, inn = read_packings(tree_files, G.graph.get("spec", ""))
+        trees = out or inn
+        reduce_trees = inn if out is not None else None
+    result = run_algorithm(
+        G,
+        algorithm,
+        collective,
+        nbytes,
+        params,
+        trees=trees,
+        reduce_trees=reduce_trees,
+        time_limit=time_limit,
+    )
+    if as_json:
+        emit_json(result.to_json(arcs=not no_links))
+        return
+    table = Table(title=f"{collective} on {G.graph.get('name', spec)}", show_header=False)
+    table.add_column("quantity")
+    table.add_column("value")
+    for row in result_rows(result):
+        table.add_row(*row)
+    stdout_console().print(table)

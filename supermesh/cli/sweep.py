@@ -1,0 +1,161 @@
+"""``supermesh sweep``: simulate a grid of topologies x sizes x algorithms x collectives."""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from supermesh.cli.common import SPEC_HELP, emit_json, stderr_console, stdout_console
+from supermesh.cli.sim import parse_overrides
+from supermesh.errors import SpecError
+from supermesh.sim import PRESETS
+from supermesh.sim.algorithms import ALGORITHMS
+from supermesh.sim.collectives import check_collective
+from supermesh.sim.sweep import ROW_FIELDS, run_sweep, sweep_cases
+from supermesh.topologies.io import write_text_atomic
+from supermesh.units import format_size, parse_size
+
+__all__ = ["parse_sizes", "rows_to_csv", "sweep"]
+
+
+def parse_sizes(text: str) -> list[int]:
+    """``"1MiB,4MiB"`` or a doubling range ``"1MiB:512MiB"`` (both ends included) -> bytes.
+
+    Examples
+    --------
+    >>> parse_sizes("1KiB:4KiB"), parse_sizes("1MiB, 3MiB")
+    ([1024, 2048, 4096], [1048576, 3145728])
+    """
+    out: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if ":" in part:
+            lo_text, _, hi_text = part.partition(":")
+            lo, hi = parse_size(lo_text), parse_size(hi_text)
+            if hi < lo:
+                raise SpecError(f"size range {part!r} runs backwards", hint="write LOW:HIGH")
+            size = lo
+            while size <= hi:
+                out.append(size)
+                size *= 2
+        else:
+            out.append(parse_size(part))
+    return out
+
+
+def _names(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    for name in names:
+        if name not in allowed:
+            raise SpecError(f"unknown {what} {name!r}", hint=f"use one of: {', '.join(allowed)}")
+    if not names:
+        raise SpecError(f"no {what} given")
+    return names
+
+
+def rows_to_csv(rows: list[dict]) -> str:
+    """Rows as CSV text with a header line (:data:`supermesh.sim.sweep.ROW_FIELDS`)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(ROW_FIELDS), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if row.get(k) is None else row[k]) for k in ROW_FIELDS})
+    return buf.getvalue()
+
+
+def _fmt(value: object, digits: int = 4) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+@click.command(epilog=SPEC_HELP)
+@click.argument("specs", nargs=-1, required=True)
+@click.option("--sizes", default="1MiB:512MiB", show_default=True, help="Sizes or LOW:HIGH.")
+@click.option(
+    "--per-chiplet", default=None, help="Sizes per compute chiplet (e.g. 375KiB) instead of --sizes."
+)
+@click.option("-c", "--collectives", default="allreduce", show_default=True, help="Comma list.")
+@click.option("-a", "--algorithms", default="pipeline", show_default=True, help="Comma list.")
+@click.option(
+    "--preset", type=click.Choice(tuple(PRESETS)), default="booksim", show_default=True
+)
+@click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+@click.option("--time-limit", default=60.0, show_default=True, help="CP-SAT seconds per tree set.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write the rows as CSV.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as one JSON document.")
+def sweep(
+    specs: tuple[str, ...],
+    sizes: str,
+    per_chiplet: str | None,
+    collectives: str,
+    algorithms: str,
+    preset: str,
+    overrides: tuple[str, ...],
+    time_limit: float,
+    csv_path: str | None,
+    as_json: bool,
+) -> None:
+    """Simulate every combination of topologies SPECS, sizes, algorithms and collectives."""
+    params = parse_overrides(preset, overrides)
+    colls = [check_collective(c) for c in collectives.split(",") if c.strip()]
+    algs = _names(algorithms, ALGORITHMS, "algorithm")
+    totals = [] if per_chiplet else parse_sizes(sizes)
+    each = parse_sizes(per_chiplet) if per_chiplet else []
+    cases = sweep_cases(list(specs), colls, algs, totals, each)
+    console = stderr_console(quiet=as_json)
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=console.quiet or not sys.stderr.isatty(),
+    )
+    with progress:
+        task = progress.add_task("simulating", total=len(cases))
+
+        def advance(row: dict) -> None:
+            progress.update(task, advance=1, description=f"{row['topology']} {row['algorithm']}")
+
+        rows = run_sweep(cases, params, time_limit=time_limit, on_row=advance)
+    if csv_path:
+        write_text_atomic(csv_path, rows_to_csv(rows))
+    if as_json:
+        emit_json({"preset": params.name, "rows": rows})
+        return
+    if csv_path:
+        click.echo(f"wrote {len(rows)} rows to {csv_path}")
+        return
+    unit = "s" if params.report == "seconds" else "cycles"
+    table = Table(title=f"sweep ({params.name} preset)")
+    for name in ("topology", "collective", "algorithm", "size", f"time ({unit})", "algbw",
+                 "time/bound", "max util", "energy (J)"):
+        table.add_column(name)
+    for row in rows:
+        if row["error"]:
+            table.add_row(row["topology"], row["collective"], row["algorithm"],
+                          format_size(row["bytes"]), f"error: {row['error']}", "", "", "", "")
+            continue
+        table.add_row(
+            row["topology"],
+            row["collective"],
+            row["algorithm"],
+            format_size(row["bytes"]),
+            _fmt(row["time"], 8),
+            _fmt(row["algbw"]),
+            _fmt(row["ratio_to_bound"]),
+            _fmt(row["max_link_utilization"], 3),
+            _fmt(row["energy_joules"]),
+        )
+    stdout_console().print(table)

@@ -1,0 +1,167 @@
+"""``supermesh trees``: arc-disjoint trees with the smallest heights, or the proof there are none."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+from rich.table import Table
+
+from supermesh.cli import EXIT_FINDINGS
+from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.errors import SpecError
+from supermesh.topologies.io import write_text_atomic
+from supermesh.trees.model import TreePacking
+
+_METHODS = ("cpsat", "construct", "tto", "algorithm1")
+_ROOTS_HELP = (
+    "corners (clockwise from the top-left; default), sides (the chiplet N//2 along each side, "
+    "clockwise from the north) or node ids like 0,3,3,12 (repeats allowed). Not with --method tto."
+)
+_METHOD_HELP = (
+    "cpsat: height-optimal (CP-SAT, proven or with the gap); construct: fast constructions, no "
+    "solver; tto: TTO's 3 corner trees on a mesh (bottom-left corner relays only); algorithm1: "
+    "the SuperMesh paper's Algorithm 1 (a baseline that can get stuck)."
+)
+
+
+def run(
+    spec: str,
+    roots_text: str | None,
+    k: int | None,
+    direction: str,
+    method: str,
+    time_limit: float,
+    max_height: int | None,
+) -> TreePacking:
+    """Parse the options into a library call and return its packing (the CLI's whole logic)."""
+    from supermesh.trees import baselines
+    from supermesh.trees.construct import construct_trees
+    from supermesh.trees.packing import pack_trees
+    from supermesh.trees.rootspec import resolve_roots
+
+    G = load_spec(spec)
+    if method == "tto":
+        if roots_text is not None or k is not None:
+            raise SpecError(
+                "--method tto picks its own roots (3 corners)", hint="drop --roots and --k"
+            )
+        return baselines.tto(G, direction=direction)
+    roots = resolve_roots(G, roots_text or "corners")
+    if k is not None:
+        if not 1 <= k <= len(roots):
+            raise SpecError(
+                f"--k {k} is out of range for {len(roots)} roots",
+                hint=f"use a value from 1 to {len(roots)}",
+            )
+        roots = roots[:k]
+    if method == "algorithm1":
+        return baselines.algorithm1(G, roots, direction=direction)
+    if method == "construct":
+        return construct_trees(G, roots, direction=direction)
+    if time_limit <= 0:
+        raise SpecError(f"--time-limit {time_limit:g} must be positive", hint="e.g. --time-limit 10")
+    return pack_trees(
+        G, roots, direction=direction, time_limit=time_limit, max_height=max_height
+    )
+
+
+def _certificate_text(p: TreePacking) -> str:
+    c: dict[str, Any] = p.certificate or {}
+    if "set" in c:
+        verb = "left" if p.direction == "in" else "entered"
+        nodes = c["set"]
+        shown = ", ".join(map(str, nodes[:12])) + (", ..." if len(nodes) > 12 else "")
+        return (
+            f"Proof (Edmonds): the node set {{{shown}}} is {verb} by {c['entering_arcs']} arcs, "
+            f"but {c['required']} trees have their root outside it."
+        )
+    if "distance" in c:
+        return (
+            f"Proof: node {c['node']} is {c['distance']} hops from root {c['root']}, "
+            f"more than the height limit {c['max_height']}."
+        )
+    return f"Proof: {c.get('reason', 'see the certificate')} ({c.get('solver', 'solver')})."
+
+
+def _print_human(p: TreePacking, lower: list[int | None]) -> None:
+    out = stdout_console()
+    if p.status == "infeasible":
+        out.print(f"{p.topology}: status infeasible: no such trees exist.", markup=False)
+        out.print(_certificate_text(p), markup=False)
+        out.print(json.dumps(p.certificate), markup=False)
+        return
+    table = Table(title=f"{p.topology}: {len(p.trees)} {p.direction}-trees ({p.method})")
+    for col in ("tree", "root", "height", "lower bound", "arcs"):
+        table.add_column(col, justify="right")
+    for i, (t, lb) in enumerate(zip(p.trees, lower)):
+        table.add_row(str(i), str(t.root), str(t.height), str(lb), str(len(t.arcs)))
+    out.print(table)
+    gap = (p.objective or 0) - (p.lower_bound or 0)
+    line = f"status {p.status}: max height {p.objective}, lower bound {p.lower_bound}"
+    if p.status == "optimal":
+        line += " (proven)"
+    elif gap:
+        line += f" (gap {gap})"
+    if p.stats.get("wall_time") is not None:
+        line += f"; {p.stats['wall_time']:.2f} s"
+    out.print(line, markup=False)
+
+
+@click.command(epilog=SPEC_HELP)
+@click.argument("spec")
+@click.option("--roots", "roots_text", default=None, help=_ROOTS_HELP)
+@click.option("--k", "k", type=int, default=None, help="Use only the first K of the roots.")
+@click.option(
+    "--direction",
+    type=click.Choice(["out", "in"]),
+    default="out",
+    show_default=True,
+    help="out: broadcast/AllGather trees; in: reduce/ReduceScatter trees.",
+)
+@click.option(
+    "--method", type=click.Choice(_METHODS), default="cpsat", show_default=True, help=_METHOD_HELP
+)
+@click.option(
+    "--time-limit",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="Seconds for the cpsat method (then: best found, with the gap).",
+)
+@click.option("--max-height", type=int, default=None, help="cpsat: no tree taller than this.")
+@click.option("--json", "as_json", is_flag=True, help="Print the tree file as one JSON document.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the tree file here.")
+def trees(
+    spec: str,
+    roots_text: str | None,
+    k: int | None,
+    direction: str,
+    method: str,
+    time_limit: float,
+    max_height: int | None,
+    as_json: bool,
+    output: str | None,
+) -> None:
+    """Arc-disjoint spanning trees of SPEC with the smallest heights.
+
+    Prints each tree's root, height, lower bound (its root's eccentricity) and size, and the
+    status: optimal (max height = a proven lower bound), feasible (time limit: the gap is shown)
+    or infeasible (exit status 1, with the certificate that proves it).
+    """
+    from supermesh.trees.heights import root_eccentricities
+
+    packing = run(spec, roots_text, k, direction, method, time_limit, max_height)
+    doc = packing.to_json()
+    if output and packing.status != "infeasible":
+        write_text_atomic(output, json.dumps(doc, indent=1) + "\n")
+    if as_json:
+        emit_json(doc)
+    else:
+        G = load_spec(spec)
+        roots = [t.root for t in packing.trees]
+        _print_human(packing, root_eccentricities(G, roots, direction, packing.span))
+    if packing.status == "infeasible":
+        sys.exit(EXIT_FINDINGS)
