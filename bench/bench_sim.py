@@ -33,10 +33,10 @@ CALIBRATION = [
 def table(title: str, header: list[str], rows: list[list[str]]) -> None:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     print(f"\n{title}")
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)))
     print("  ".join("-" * w for w in widths))
     for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)))
 
 
 def trees(cache: dict, spec: str, algorithm: str, collective: str, limit: float) -> float:
@@ -70,8 +70,15 @@ def main() -> None:
     table(
         "1. 512 MiB AllReduce on 16x16 SMBi (target < 2 s)",
         ["chunks/tree", "transfers", "cycles", "sim s (best/first)", "trees s"],
-        [[str(r.meta["chunks"][0]), f"{r.meta['transfers']:,}", f"{r.time:,.1f}",
-          f"{min(runs):.3f} / {runs[0]:.3f}", f"{t_trees:.1f}"]],
+        [
+            [
+                str(r.meta["chunks"][0]),
+                f"{r.meta['transfers']:,}",
+                f"{r.time:,.1f}",
+                f"{min(runs):.3f} / {runs[0]:.3f}",
+                f"{t_trees:.1f}",
+            ]
+        ],
     )
 
     # 2. calibration
@@ -79,10 +86,22 @@ def main() -> None:
     for spec, alg, nbytes, ref in CALIBRATION:
         trees(cache, spec, alg, "allreduce", args.time_limit)
         r = run_algorithm(build(spec), alg, "allreduce", nbytes, params, cache=cache, bound=False)
-        rows.append([spec, alg, format_size(nbytes), str(max(r.meta["heights"])),
-                     f"{r.time:,.1f}", f"{ref:,}", f"{100 * (r.time - ref) / ref:+.4f}%"])
-    table("2. calibration (target within 1%)", ["topology", "algorithm", "size", "height",
-          "simulated", "reference", "error"], rows)
+        rows.append(
+            [
+                spec,
+                alg,
+                format_size(nbytes),
+                str(max(r.meta["heights"])),
+                f"{r.time:,.1f}",
+                f"{ref:,}",
+                f"{100 * (r.time - ref) / ref:+.4f}%",
+            ]
+        )
+    table(
+        "2. calibration (target within 1%)",
+        ["topology", "algorithm", "size", "height", "simulated", "reference", "error"],
+        rows,
+    )
 
     # 3. the paper's sweep
     sides = (4, 5) if args.quick else (4, 5, 8, 9)
@@ -91,14 +110,18 @@ def main() -> None:
     for n in sides:
         for fam in ("mesh", "smbi", "smalter"):
             for coll in ("allreduce", "reducescatter", "allgather"):
-                alg = ("tto" if coll == "allreduce" else "multitree") if fam == "mesh" else "pipeline"
+                alg = (
+                    ("tto" if coll == "allreduce" else "multitree") if fam == "mesh" else "pipeline"
+                )
                 cases += [SweepCase(f"{fam}:{n}x{n}", coll, alg, s) for s in sizes]
     scal = range(3, 9) if args.quick else range(3, 17)
     for n in scal:
         for fam in ("mesh", "smbi", "smalter"):
             colls = ["allreduce"] + (["allgather"] if n <= 9 else [])
             for coll in colls:
-                alg = ("tto" if coll == "allreduce" else "multitree") if fam == "mesh" else "pipeline"
+                alg = (
+                    ("tto" if coll == "allreduce" else "multitree") if fam == "mesh" else "pipeline"
+                )
                 cases.append(SweepCase(f"{fam}:{n}x{n}", coll, alg, n * n * 375 * 1024))
     t_trees = 0.0
     for c in cases:
@@ -107,8 +130,11 @@ def main() -> None:
     out = run_sweep(cases, params, cache=cache)
     t_sim = time.perf_counter() - t0
     errors = [r for r in out if r["error"]]
-    table("3. the paper's sweep (target < 60 s)", ["cases", "simulation s", "trees s", "errors"],
-          [[str(len(out)), f"{t_sim:.1f}", f"{t_trees:.1f}", str(len(errors))]])
+    table(
+        "3. the paper's sweep (target < 60 s)",
+        ["cases", "simulation s", "trees s", "errors"],
+        [[str(len(out)), f"{t_sim:.1f}", f"{t_trees:.1f}", str(len(errors))]],
+    )
     for r in errors[:5]:
         print("   error:", r["topology"], r["collective"], r["algorithm"], r["error"])
 
@@ -124,8 +150,14 @@ def main() -> None:
                 if base and sm:
                     sp.append(base["time"] / sm["time"])
             if sp:
-                rows.append([f"{fam}:{n}x{n}", f"{sp[0]:.3f}", f"{sp[-1]:.3f}",
-                             f"{min(sp):.3f}-{max(sp):.3f}"])
+                rows.append(
+                    [
+                        f"{fam}:{n}x{n}",
+                        f"{sp[0]:.3f}",
+                        f"{sp[-1]:.3f}",
+                        f"{min(sp):.3f}-{max(sp):.3f}",
+                    ]
+                )
     for n in scal:
         for fam in ("smbi", "smalter"):
             s = n * n * 375 * 1024
@@ -134,8 +166,11 @@ def main() -> None:
             if base and sm:
                 x = base["time"] / sm["time"]
                 rows.append([f"{fam}:{n}x{n} @375KiB/chiplet", f"{x:.3f}", "", ""])
-    table("4. AllReduce speedup over mesh TTO (paper: 1.18-1.33x)",
-          ["topology", "1 MiB", "512 MiB", "range"], rows)
+    table(
+        "4. AllReduce speedup over mesh TTO (paper: 1.18-1.33x)",
+        ["topology", "1 MiB", "512 MiB", "range"],
+        rows,
+    )
 
 
 if __name__ == "__main__":

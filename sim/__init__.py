@@ -18,6 +18,7 @@ Examples
 2086.0
 """
 
+from supermesh.sim.algorithms import ALGORITHMS, ring_root_sets, run_algorithm, tree_sets_for
 from supermesh.sim.baselines import BASELINES, baseline_program, multitree_trees, route
 from supermesh.sim.bounds import ThroughputBound, collective_bound, cut_bound, rank_connectivity
 from supermesh.sim.collectives import COLLECTIVES, check_collective, tree_program
@@ -28,8 +29,10 @@ from supermesh.sim.presets import PRESETS, SimParams, get_preset
 from supermesh.sim.program import DeadlockError, Phase, PhaseBuilder, Program
 from supermesh.sim.result import SimResult
 from supermesh.sim.run import evaluate, simulate, simulate_baseline
+from supermesh.sim.sweep import SweepCase, run_sweep, sweep_cases
 
 __all__ = [
+    "ALGORITHMS",
     "BASELINES",
     "COLLECTIVES",
     "PRESETS",
@@ -40,6 +43,7 @@ __all__ = [
     "Program",
     "SimParams",
     "SimResult",
+    "SweepCase",
     "ThroughputBound",
     "Timing",
     "baseline_program",
@@ -51,10 +55,15 @@ __all__ = [
     "get_preset",
     "multitree_trees",
     "rank_connectivity",
+    "ring_root_sets",
     "route",
+    "run_algorithm",
     "run_program",
+    "run_sweep",
     "simulate",
     "simulate_baseline",
     "simulate_events",
+    "sweep_cases",
     "tree_program",
+    "tree_sets_for",
 ]

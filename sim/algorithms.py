@@ -25,7 +25,7 @@ from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import SpecError, SupermeshError
+from supermesh.errors import SolverError, SpecError, SupermeshError
 from supermesh.sim.baselines import BASELINES, baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
@@ -33,6 +33,7 @@ from supermesh.sim.presets import SimParams
 from supermesh.sim.result import SimResult
 from supermesh.sim.run import evaluate
 from supermesh.topologies.model import compute_nodes
+from supermesh.trees.baselines import tto
 from supermesh.trees.model import TreePacking, TreeSet
 
 __all__ = ["ALGORITHMS", "TREE_ALGORITHMS", "ring_root_sets", "run_algorithm", "tree_sets_for"]
@@ -81,27 +82,23 @@ def ring_root_sets(rows: int, cols: int) -> list[list[int]]:
     return sets
 
 
-# ---------------------------------------------------------------------------- trees API adapters
+# ---------------------------------------------------------------------------- trees engine
 def _pack(G: nx.MultiDiGraph, roots: list[int], time_limit: float) -> TreePacking:
     """One set of height-optimal trees (the trees engine's packing)."""
-    from supermesh.trees.packing import pack_trees  # type: ignore[attr-defined]
+    from supermesh.trees.packing import pack_trees
 
-    packing: TreePacking = pack_trees(G, roots, direction="out", time_limit=time_limit)
-    return packing
-
-
-def _tto(G: nx.MultiDiGraph) -> TreePacking:
-    from supermesh.trees.baselines import tto  # type: ignore[import-not-found]
-
-    packing: TreePacking = tto(G)
-    return packing
+    return pack_trees(G, roots, direction="out", time_limit=time_limit)
 
 
 def _algorithm1(G: nx.MultiDiGraph, roots: list[int]) -> TreePacking:
-    from supermesh.trees.baselines import algorithm1  # type: ignore[import-not-found]
+    from supermesh.trees.baselines import algorithm1
 
-    packing: TreePacking = algorithm1(G, roots)
-    return packing
+    try:
+        return algorithm1(G, roots)
+    except SolverError as exc:  # the procedure got stuck: no trees on these roots
+        return TreePacking(
+            str(G.graph.get("spec", "")), "out", "infeasible", stats={"why": str(exc)}
+        )
 
 
 def _usable(p: TreePacking) -> bool:
@@ -150,17 +147,19 @@ def tree_sets_for(
     if algorithm == "tto":
         if collective != "allreduce":
             raise SpecError("TTO is an AllReduce algorithm", hint="use --algorithm pipeline")
-        return list(_tto(G).sets)
+        return list(tto(G).sets)
     if algorithm not in ("pipeline", "paper"):
         raise SpecError(f"{algorithm!r} is not a tree algorithm", hint=f"use {TREE_ALGORITHMS}")
-    build = (lambda roots: _pack(G, roots, time_limit)) if algorithm == "pipeline" else (
-        lambda roots: _algorithm1(G, roots)
+    build = (
+        (lambda roots: _pack(G, roots, time_limit))
+        if algorithm == "pipeline"
+        else (lambda roots: _algorithm1(G, roots))
     )
     if collective == "allreduce":
         packing = build(_corners(G))
         if not _usable(packing):
             if algorithm == "pipeline":
-                return list(_tto(G).sets)
+                return list(tto(G).sets)
             raise SupermeshError(f"no {algorithm} trees on the corners: {packing.status}")
         return list(packing.sets)
     if collective in ("broadcast", "reduce"):
@@ -228,13 +227,15 @@ def run_algorithm(
     """
     collective = check_collective(collective)
     if algorithm not in ALGORITHMS:
-        raise SpecError(f"unknown algorithm {algorithm!r}", hint=f"use one of: {', '.join(ALGORITHMS)}")
+        raise SpecError(
+            f"unknown algorithm {algorithm!r}", hint=f"use one of: {', '.join(ALGORITHMS)}"
+        )
     spec = G.graph.get("spec", id(G))
     if bound is True and cache is not None:
-        key = ("bound", spec, collective)
-        if key not in cache:
-            cache[key] = collective_bound(G, collective)
-        bound = cache[key]
+        bound_key = ("bound", spec, collective)
+        if bound_key not in cache:
+            cache[bound_key] = collective_bound(G, collective)
+        bound = cache[bound_key]
     if algorithm in BASELINES:
         program = baseline_program(G, algorithm, collective, nbytes, params)
     else:

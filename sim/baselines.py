@@ -7,7 +7,8 @@
   between two of them, the hop out of it routed over 2 links (store and forward); other
   topologies use a DFS order with routed hops.
 - ``bidir-ring``: two rings in opposite directions, half the data each (NCCL 2; on an odd x odd
-  grid the two rings share one link). On an odd x odd grid the AllReduce is the TTO deck's RingBiOdd (Laskar et al., HPCA 2024): the rings cover every
+  grid the two rings share one link). On an odd x odd grid the AllReduce is the TTO deck's
+  RingBiOdd (Laskar et al., HPCA 2024): the rings cover every
   chiplet but one corner, the data are cut into ``n - 1`` blocks, and the corner hands its blocks
   to its two ring neighbours and gets the results back from them.
 - ``direct``: one-shot exchange: every source sends its data straight to every destination that
@@ -22,7 +23,7 @@ Every step sends whole blocks (no chunk pipelining inside a step), as these algo
 
 from __future__ import annotations
 
-from collections import deque
+import itertools
 from collections.abc import Sequence
 
 import networkx as nx
@@ -89,14 +90,14 @@ def route(G: nx.MultiDiGraph, u: int, v: int, *, salt: int = 0) -> list[Arc]:
         while r != r1:
             r += 1 if r1 > r else -1
             nodes.append(r * cols + c)
-        if all(G.has_edge(a, b) for a, b in zip(nodes, nodes[1:])):
+        if all(G.has_edge(a, b) for a, b in itertools.pairwise(nodes)):
             path = nodes
     if path is None:
         try:
             path = nx.shortest_path(nx.DiGraph(G), u, v)
         except nx.NetworkXNoPath:
             raise TopologyError(f"node {v} cannot be reached from node {u}") from None
-    return [_arc(G, a, b, salt) for a, b in zip(path, path[1:])]
+    return [_arc(G, a, b, salt) for a, b in itertools.pairwise(path)]
 
 
 def grid_cycle(rows: int, cols: int) -> list[int] | None:
@@ -239,7 +240,12 @@ def _ring_program(
     n = len(compute_nodes(G))
     grid = _grid(G)
     rings = 2 if bidirectional else 1
-    if bidirectional and grid is not None and grid_cycle(*grid) is None and collective == "allreduce":
+    if (
+        bidirectional
+        and grid is not None
+        and grid_cycle(*grid) is None
+        and collective == "allreduce"
+    ):
         rows, cols = grid
         order = grid_cycle_but_corner(rows, cols)
         corner = rows * cols - 1
@@ -254,8 +260,9 @@ def _ring_program(
                 hop.send([up], block, k, [], params.forward_delay)
             delivered = _ring_blocks(G, hop, direction, "allreduce", block, (pos, first))
             down = _arc(G, nb, corner)
-            hop.send([down], block, 2 * m, [delivered[(rs - 1, pos)], first + rs],
-                     params.reduce_delay)
+            hop.send(
+                [down], block, 2 * m, [delivered[(rs - 1, pos)], first + rs], params.reduce_delay
+            )
             for k in range(rs, 2 * rs):
                 hop.send([down], block, 2 * m, [delivered[(k, pos)]], params.forward_delay)
     else:

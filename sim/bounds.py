@@ -4,12 +4,13 @@ Let source ``i`` hold ``d_i`` bytes that every rank must receive (AllGather: eve
 ``M/n``; broadcast: the root holds ``M``). A node set ``S`` that contains a rank needs every byte of
 the sources outside ``S`` to cross into it, through links of total bandwidth ``B_in(S)``, so::
 
-    T >= max_S  sum_{i not in S} d_i / B_in(S),   i.e.  M / T <= min_S  M B_in(S) / sum_{i not in S} d_i
+    T >= max_S  sum_{i not in S} d_i / B_in(S)
+    M / T <= min_S  M B_in(S) / sum_{i not in S} d_i
 
-For AllGather this is ``min_S n B_in(S) / |R \\ S|`` (Zhao et al., ForestColl, 2024, who show fractional
-tree packings reach it): 32/15 links on a 4x4 mesh (a corner: 2 links in, 15 shards to get), 64/15 with
-the perimeter doubled, 256/63 on an 8x8 SuperMeshBi. The minimum over all sets is found exactly
-with max-flows: add a source ``s`` with an arc ``s -> i`` of capacity ``y d_i``; every set ``S``
+For AllGather this is ``min_S n B_in(S) / |R \\ S|`` (Zhao et al., ForestColl, 2024, who show
+fractional tree packings reach it): 32/15 links on a 4x4 mesh (a corner: 2 links in, 15 shards to
+get), 64/15 with the perimeter doubled, 256/63 on an 8x8 SuperMeshBi. The minimum over all sets
+is found exactly with max-flows: add a source ``s`` with an arc ``s -> i`` of capacity ``y d_i``; every set ``S``
 satisfies the inequality at rate ``y`` iff the max-flow from ``s`` to every rank is at least
 ``y M``. Starting from the best single-node cut, each violated rank's minimum cut gives a set with
 a smaller ratio (Dinkelbach's iteration); when no rank is violated the current ratio is the

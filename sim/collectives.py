@@ -63,7 +63,9 @@ def check_collective(name: str) -> str:
     key = str(name).strip().lower()
     key = _ALIASES.get(key, key)
     if key not in COLLECTIVES:
-        raise SpecError(f"unknown collective {name!r}", hint=f"use one of: {', '.join(COLLECTIVES)}")
+        raise SpecError(
+            f"unknown collective {name!r}", hint=f"use one of: {', '.join(COLLECTIVES)}"
+        )
     return key
 
 
@@ -100,7 +102,9 @@ class OrientedTree:
         while v not in self.depth:
             path.append(v)
             if v not in self.parent:
-                raise TopologyError(f"node {v} of the tree rooted at {self.root} hangs from nothing")
+                raise TopologyError(
+                    f"node {v} of the tree rooted at {self.root} hangs from nothing"
+                )
             v = self.parent[v][0]
             if len(path) > len(self.parent) + 1:
                 raise TopologyError(f"the tree rooted at {self.root} has a cycle")

@@ -1,7 +1,7 @@
 """The fast engine: exact start times of every transfer by a max-plus recurrence in numpy.
 
-For one arc, transfers ``k = 0, 1, ...`` in FIFO order with ready times ``x[k]`` (when their data are
-there) and durations ``d[k]`` start at::
+For one arc, transfers ``k = 0, 1, ...`` in FIFO order with ready times ``x[k]`` (when their data
+are there) and durations ``d[k]`` start at::
 
     s[0] = max(a, x[0]),    s[k] = max(s[k-1] + d[k-1] + r, x[k])
 
@@ -19,6 +19,7 @@ compute exactly what :func:`supermesh.sim.oracle.simulate_events` computes.
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -217,7 +218,7 @@ class _PhaseRun:
             return
         bounds = np.flatnonzero(np.diff(p.group)) + 1
         edges = [0, *bounds.tolist(), p.size]
-        for lo, hi in zip(edges[:-1], edges[1:]):
+        for lo, hi in itertools.pairwise(edges):
             if self._fast_ok(lo, hi):
                 self._fast_group(lo, hi)
             else:
@@ -258,10 +259,7 @@ def run_program(program: Program, *, keep_starts: bool = False) -> Timing:
     t = 0.0
     last = 0.0
     for i, phase in enumerate(program.phases):
-        if phase.start is not None:
-            t0 = float(phase.start)
-        else:
-            t0 = t + program.barrier if i else 0.0
+        t0 = float(phase.start) if phase.start is not None else t + program.barrier if i else 0.0
         run = _PhaseRun(phase, n_arcs, t0, program.release, keep_starts)
         run.run()
         if phase.size and phase.transfers:

@@ -147,10 +147,7 @@ def simulate_events(program: Program) -> OracleTiming:
     t = 0.0
     last = 0.0
     for i, phase in enumerate(program.phases):
-        if phase.start is not None:
-            t0 = float(phase.start)
-        else:
-            t0 = t + program.barrier if i else 0.0
+        t0 = float(phase.start) if phase.start is not None else t + program.barrier if i else 0.0
         starts, finish, last = _run_phase(phase, program.release, t0)
         if phase.size and phase.transfers:
             done = last + phase.final_delay

@@ -16,8 +16,9 @@ first) or ``forward_delay`` after its parent delivered (broadcast phases).
 The ``booksim`` numbers and where they come from (the reference: a Python event loop driving a
 modified BookSim2 network, the MICRO 2025 artifact of the SuperMesh paper):
 
-- 4096 B messages of 16 body flits of 256 B plus a head flit; 3 messages per chunk; each flit holds a
-  router-to-router link for 20 cycles (the modified channel is not pipelined): 1020 cycles a chunk.
+- 4096 B messages of 16 body flits of 256 B plus a head flit; 3 messages per chunk; each flit
+  holds a router-to-router link for 20 cycles (the modified channel is not pipelined): 1020
+  cycles a chunk.
 - ``hop_latency`` 11 cycles: what a chunk hop costs beyond serialisation, from the cycle the sender
   picks the transfer to the cycle the receiver sees the last message (send event 1, message buffer
   1, injection link 1, the two router pipelines and the ejection link, message buffer 1).

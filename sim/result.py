@@ -166,7 +166,7 @@ def _timeseries(
     nb = int(max(1, min(bins, math.floor(end / max(longest, 1e-12)))))
     width = end / nb
     hist = np.zeros(nb)
-    for phase, pt in zip(program.phases, timing.phases):
+    for _phase, pt in zip(program.phases, timing.phases, strict=False):
         for samples, weight in pt.samples:
             if len(samples):
                 idx = np.minimum((samples / width).astype(np.int64), nb - 1)
@@ -226,7 +226,7 @@ def assemble(
         lower = nbytes / (bound.value * params.link_bandwidth())
     phases = [
         {"label": ph.label, "start": pt.start, "done": pt.done}
-        for ph, pt in zip(program.phases, timing.phases)
+        for ph, pt in zip(program.phases, timing.phases, strict=False)
     ]
     meta = dict(program.meta)
     meta["transfers"] = program.transfers

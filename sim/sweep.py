@@ -12,7 +12,7 @@ from supermesh.sim.collectives import check_collective
 from supermesh.sim.presets import SimParams
 from supermesh.topologies import build, compute_nodes
 
-__all__ = ["ROW_FIELDS", "SweepCase", "sweep_cases", "run_sweep"]
+__all__ = ["ROW_FIELDS", "SweepCase", "run_sweep", "sweep_cases"]
 
 ROW_FIELDS = (
     "topology",

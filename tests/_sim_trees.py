@@ -10,6 +10,8 @@ these trees independently (disjointness, spanning, heights) before relying on th
 
 from __future__ import annotations
 
+import itertools
+
 from supermesh.trees.model import Tree
 
 
@@ -47,7 +49,8 @@ def side_trees(n: int, roots: tuple[int, int, int, int]) -> list[Tree]:
     arcs += [arc(at(r, c0), at(r - 1, c0)) for r in range(r0, 0, -1)]
     arcs += [arc(at(r, c), at(r, c + 1)) for r in range(n) for c in range(c0, n - 1)]
     trees.append(arcs)
-    return [Tree(root=r, arcs=tuple(a), height=_height(r, a)) for r, a in zip(roots, trees)]
+    pairs = zip(roots, trees, strict=True)
+    return [Tree(root=r, arcs=tuple(a), height=_height(r, a)) for r, a in pairs]
 
 
 def corner_trees(n: int) -> list[Tree]:
@@ -69,5 +72,5 @@ def _height(root: int, arcs: list[tuple[int, int, int]]) -> int:
 
 def chain(nodes: list[int]) -> Tree:
     """A path tree rooted at ``nodes[0]`` (arcs of key 0)."""
-    arcs = tuple((u, v, 0) for u, v in zip(nodes, nodes[1:]))
+    arcs = tuple((u, v, 0) for u, v in itertools.pairwise(nodes))
     return Tree(root=nodes[0], arcs=arcs, height=len(nodes) - 1)

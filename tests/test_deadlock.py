@@ -16,7 +16,7 @@ from supermesh.testing.strategies import arborescences, multidigraphs, tree_sets
 from supermesh.topologies import build
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.verify import (
-    Schedule,
+    TreeSchedule,
     Transfer,
     check_deadlock,
     dependency_graph,
@@ -84,7 +84,7 @@ def _run_model(G, schedule):
 
 
 def _allreduce(p_out, chunks=3, **kw):
-    return Schedule("allreduce", reverse_packing(p_out), p_out, chunks=chunks, **kw)
+    return TreeSchedule("allreduce", reverse_packing(p_out), p_out, chunks=chunks, **kw)
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
@@ -119,9 +119,9 @@ def test_rs_ag_root_sets_sharing_fifos_are_deadlock_free(order, collective):
     sets = tuple(TreeSet((_bfs_tree(G, r),)) for r in range(16))
     out = TreePacking("smbi:4x4", "out", "feasible", sets)
     s = (
-        Schedule(collective, out_trees=out, chunks=2, order=order)
+        TreeSchedule(collective, out_trees=out, chunks=2, order=order)
         if collective == "allgather"
-        else Schedule(collective, in_trees=reverse_packing(out), chunks=2, order=order)
+        else TreeSchedule(collective, in_trees=reverse_packing(out), chunks=2, order=order)
     )
     assert check_deadlock(G, s).deadlock_free
 
@@ -134,9 +134,9 @@ def _ring_sets():
 
 def test_opposite_fifo_orders_on_two_links_deadlock():
     p = _ring_sets()
-    assert check_deadlock(MESH22, Schedule("allgather", out_trees=p, buffers=None)).deadlock_free
+    assert check_deadlock(MESH22, TreeSchedule("allgather", out_trees=p, buffers=None)).deadlock_free
     first, second = (Transfer("ag", s, 0, 0, (0, 1, 0)) for s in (0, 1))
-    bad = Schedule("allgather", out_trees=p, buffers=None, fifo={(0, 1, 0): [second, first]})
+    bad = TreeSchedule("allgather", out_trees=p, buffers=None, fifo={(0, 1, 0): [second, first]})
     report = check_deadlock(MESH22, bad)
     assert not report.deadlock_free
     assert {link for link, _ in report.cycle} == {(0, 1, 0), (1, 3, 0), (3, 2, 0), (2, 0, 0)}
@@ -150,13 +150,13 @@ def test_chunk_order_reversed_deadlocks_only_with_one_slot():
     t = Tree(0, ((0, 1, 0), (1, 3, 0)), 2)
     p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
     order = {(1, 3, 0): [Transfer("ag", 0, 0, c, (1, 3, 0)) for c in (1, 0)]}
-    bad = Schedule("broadcast", out_trees=p, chunks=2, fifo=order)
+    bad = TreeSchedule("broadcast", out_trees=p, chunks=2, fifo=order)
     report = check_deadlock(MESH22, bad)
     assert not report.deadlock_free
     assert "(buffer)" in report.argument
     assert not _run_model(MESH22, bad)
     for buffers in (2, None):
-        s = Schedule("broadcast", out_trees=p, chunks=2, fifo=order, buffers=buffers)
+        s = TreeSchedule("broadcast", out_trees=p, chunks=2, fifo=order, buffers=buffers)
         assert check_deadlock(MESH22, s).deadlock_free
         assert _run_model(MESH22, s)
 
@@ -184,14 +184,14 @@ def _two_hop_ring(own_first):
         sets.append(TreeSet((Tree(a, ((a, b, 0), (a, c, 0)), 1),)))
         routes[(a, c, 0)] = [(a, b, 0), (b, c, 0)]
     p = TreePacking("mesh:2x2", "out", "feasible", tuple(sets))
-    s = Schedule("allgather", out_trees=p, routes=routes, buffers=None)
+    s = TreeSchedule("allgather", out_trees=p, routes=routes, buffers=None)
     if not own_first:
         return s
     fifo = {
         link: sorted(q, key=lambda x: routes.get(x.arc, [x.arc])[0] != link)
         for link, q in fifo_orders(MESH22, s).items()
     }
-    return Schedule("allgather", out_trees=p, routes=routes, buffers=None, fifo=fifo)
+    return TreeSchedule("allgather", out_trees=p, routes=routes, buffers=None, fifo=fifo)
 
 
 def test_two_hop_sends_holding_their_first_link_deadlock():
@@ -211,14 +211,14 @@ def test_two_hop_sends_holding_their_first_link_deadlock():
 def test_dependency_graph_is_the_coarse_view():
     t = Tree(0, ((0, 1, 0), (1, 3, 0)), 2)
     p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
-    s = Schedule("broadcast", out_trees=p, chunks=4, buffers=None)
+    s = TreeSchedule("broadcast", out_trees=p, chunks=4, buffers=None)
     assert sorted(dependency_graph(MESH22, s).edges()) == [
         (("link", (1, 3, 0)), ("link", (0, 1, 0)))
     ]
     assert "channel dependency graph on 2 links" in check_deadlock(MESH22, s).argument
     # one slot per link: chunk c+1 on 0->1 waits for 1->3 to forward chunk c, which waited for
     # chunk c on 0->1: a CDG cycle through the buffer, which the wait-for graph resolves
-    one = Schedule("broadcast", out_trees=p, chunks=4)
+    one = TreeSchedule("broadcast", out_trees=p, chunks=4)
     C = dependency_graph(MESH22, one)
     assert ("buffer", (0, 1, 0)) in C
     assert not nx.is_directed_acyclic_graph(C)
@@ -231,20 +231,20 @@ def test_dependency_graph_is_the_coarse_view():
 def test_malformed_schedules_are_refused():
     p = _ring_sets()
     with pytest.raises(SupermeshError):
-        Schedule("allreduce", out_trees=p)
+        TreeSchedule("allreduce", out_trees=p)
     with pytest.raises(SupermeshError):
-        Schedule("allgather", out_trees=p, chunks=0)
+        TreeSchedule("allgather", out_trees=p, chunks=0)
     with pytest.raises(SupermeshError):
-        Schedule("scatter", out_trees=p)
-    bad_fifo = Schedule("allgather", out_trees=p, fifo={(0, 1, 0): []})
+        TreeSchedule("scatter", out_trees=p)
+    bad_fifo = TreeSchedule("allgather", out_trees=p, fifo={(0, 1, 0): []})
     with pytest.raises(SupermeshError, match="permutation"):
         check_deadlock(MESH22, bad_fifo)
     far = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((Tree(0, ((0, 3, 0),), 1),)),))
     with pytest.raises(SupermeshError, match="no route"):
-        check_deadlock(MESH22, Schedule("broadcast", out_trees=far))
+        check_deadlock(MESH22, TreeSchedule("broadcast", out_trees=far))
     with pytest.raises(SupermeshError, match="not a path"):
         check_deadlock(
-            MESH22, Schedule("broadcast", out_trees=far, routes={(0, 3, 0): [(0, 1, 0)]})
+            MESH22, TreeSchedule("broadcast", out_trees=far, routes={(0, 3, 0): [(0, 1, 0)]})
         )
 
 
@@ -261,7 +261,7 @@ def random_schedules(draw):
         "order": draw(st.sampled_from(["set", "chunk"])),
     }
     inn = reverse_packing(out)
-    base = Schedule(
+    base = TreeSchedule(
         collective,
         inn if collective != "allgather" else None,
         out if collective != "reducescatter" else None,
@@ -269,7 +269,7 @@ def random_schedules(draw):
     )
     if draw(st.booleans()):
         fifo = {k: draw(st.permutations(q)) for k, q in fifo_orders(G, base).items()}
-        base = Schedule(base.collective, base.in_trees, base.out_trees, fifo=fifo, **kw)
+        base = TreeSchedule(base.collective, base.in_trees, base.out_trees, fifo=fifo, **kw)
     return G, base
 
 
@@ -288,4 +288,4 @@ def test_single_tree_any_chunks_is_deadlock_free(data):
     t = data.draw(arborescences(G))
     p = TreePacking("random", "out", "feasible", (TreeSet((t,)),))
     chunks = data.draw(st.integers(1, 4))
-    assert check_deadlock(G, Schedule("broadcast", out_trees=p, chunks=chunks)).deadlock_free
+    assert check_deadlock(G, TreeSchedule("broadcast", out_trees=p, chunks=chunks)).deadlock_free

@@ -15,6 +15,7 @@ from _sim_trees import corner_trees, side_trees
 from supermesh.sim import simulate
 from supermesh.topologies import build
 from supermesh.trees.model import Tree
+from supermesh.trees.packing import pack_trees
 
 
 def rel_error(value: float, reference: float) -> float:
@@ -22,39 +23,11 @@ def rel_error(value: float, reference: float) -> float:
 
 
 def packed(G, roots: list[int], height: int, span: list[int] | None = None) -> list[Tree]:
-    """Height-optimal trees from the trees engine (its packing model)."""
-    from supermesh.trees import packing
-
-    if hasattr(packing, "pack_trees"):
-        result = packing.pack_trees(G, roots, direction="out", span=span)
-        trees = list(result.trees)
-    else:  # the engine's lower-level model, until pack_trees lands
-        from supermesh.trees.heights import bfs_distances, working_network
-
-        net = working_network(G, "out")
-        ranks = span if span is not None else [n for n, k in G.nodes(data="kind") if k == "compute"]
-        problem = packing.PackingProblem(
-            net=net,
-            roots=tuple(roots),
-            span=frozenset(ranks),
-            dist=tuple(bfs_distances(net, r) for r in roots),
-            max_height=height,
-        )
-        model, variables = packing.build_model(problem)
-        solved = packing.solve(model, variables, problem, time_limit=60, workers=2)
-        assert solved.parents is not None, solved.status
-        used: dict = {}
-        trees = []
-        for r, parents in zip(roots, solved.parents):
-            arcs = []
-            for v, u in parents.items():
-                slot = used.get((u, v), 0)
-                used[(u, v)] = slot + 1
-                arcs.append(net.topology_arc(u, v, slot))
-            depth = packing.tree_depths(r, parents)
-            trees.append(Tree(root=r, arcs=tuple(arcs), height=max(depth.values())))
-    assert max(t.height for t in trees) == height
-    return trees
+    """Height-optimal trees from the trees engine, checked to have the reference's height."""
+    result = pack_trees(G, roots, direction="out", span=span, time_limit=60)
+    assert result.status == "optimal"
+    assert result.objective == height
+    return list(result.trees)
 
 
 @pytest.mark.parametrize("n", [3, 4, 5, 9])
@@ -66,7 +39,7 @@ def test_corner_fixture_is_four_disjoint_spanning_trees(n):
     for t in trees:
         assert all(G.has_edge(u, v, key=k) for u, v, k in t.arcs)
         children = [v for _, v, _ in t.arcs]
-        assert sorted(children + [t.root]) == list(range(n * n))
+        assert sorted([*children, t.root]) == list(range(n * n))
         assert t.height == 2 * n - 2
 
 
@@ -89,7 +62,8 @@ def test_calibration_smbi_4x4_allreduce_4mib():
 def test_calibration_9x9_allreduce_1mib():
     # the reference's "SMAlter 9x9" run was simulated on the SMBi network (BRIEF section 4)
     r = simulate(build("smbi:9x9"), [corner_trees(9)], "allreduce", 1 << 20, bound=False)
-    assert r.meta["chunks"] == [22] and r.meta["heights"] == [16]
+    assert r.meta["chunks"] == [22]
+    assert r.meta["heights"] == [16]
     assert rel_error(r.time, 76_425) < 1e-3  # 76,428.5: +0.005%
 
 
@@ -137,14 +111,19 @@ def test_tree_shape_sensitivity():
     link idles at the hand-over (a few chunk periods), which shows at small sizes only."""
     G = build("smbi:4x4")
     rotated = side_trees(4, (3, 15, 12, 0))  # the same corners, each tree turned a quarter
-    same = [simulate(G, [t], "allreduce", 4 << 20, bound=False).time
-            for t in (corner_trees(4), rotated)]
+    same = [
+        simulate(G, [t], "allreduce", 4 << 20, bound=False).time for t in (corner_trees(4), rotated)
+    ]
     assert rel_error(same[0], same[1]) < 1e-3
     centre = packed(G, [5, 6, 10, 9], 5)
     others = [side_trees(4, (1, 7, 14, 8)), side_trees(4, (2, 11, 13, 4)), centre]
-    small = [simulate(G, [first, *others], "reducescatter", 1 << 20, bound=False).time
-             for first in (corner_trees(4), rotated)]
-    large = [simulate(G, [first, *others], "reducescatter", 512 << 20, bound=False).time
-             for first in (corner_trees(4), rotated)]
+    small = [
+        simulate(G, [first, *others], "reducescatter", 1 << 20, bound=False).time
+        for first in (corner_trees(4), rotated)
+    ]
+    large = [
+        simulate(G, [first, *others], "reducescatter", 512 << 20, bound=False).time
+        for first in (corner_trees(4), rotated)
+    ]
     assert rel_error(small[0], small[1]) > 0.02
     assert rel_error(large[0], large[1]) < 1e-3

@@ -39,7 +39,9 @@ def tree_file(tmp_path):
 
 
 def test_sim_json_with_tree_file(capsys, tree_file):
-    code, out, err = run(capsys, "sim", "smbi:4x4", "--trees", tree_file, "--size", "4MiB", "--json")
+    code, out, err = run(
+        capsys, "sim", "smbi:4x4", "--trees", tree_file, "--size", "4MiB", "--json"
+    )
     assert code == 0, err
     doc = json.loads(out)
     for key in (
@@ -66,10 +68,12 @@ def test_sim_paper_preset_reports_seconds(capsys, tree_file):
     )
     assert code == 0
     doc = json.loads(out)
-    assert "seconds" in doc and "cycles" not in doc
+    assert "seconds" in doc
+    assert "cycles" not in doc
     # 4 MiB over 4 trees, 12288 B chunks at 25 GB/s + 20 ns a hop: (86 + 5) x 511.52 ns per phase
     assert doc["seconds"] == pytest.approx(2 * 91 * 511.52e-9)
-    assert "algbw_bytes_per_second" in doc and "links" not in doc
+    assert "algbw_bytes_per_second" in doc
+    assert "links" not in doc
 
 
 def test_sim_overrides_and_table(capsys, tree_file):
@@ -83,7 +87,8 @@ def test_sim_baseline_needs_no_trees(capsys):
     code, out, _ = run(capsys, "sim", "mesh:4x4", "-a", "bidir-ring", "-c", "allgather", "--json")
     assert code == 0
     doc = json.loads(out)
-    assert doc["algorithm"] == "bidir-ring" and doc["collective"] == "allgather"
+    assert doc["algorithm"] == "bidir-ring"
+    assert doc["collective"] == "allgather"
     assert doc["ratio_to_bound"] >= 1
 
 
@@ -143,8 +148,9 @@ def test_sweep_csv_and_json(capsys, tmp_path):
 
 
 def test_sweep_reports_a_failing_case_in_its_row(capsys):
-    code, out, _ = run(capsys, "sweep", "mesh:3x3", "--sizes", "1MiB", "-a", "ring", "-c",
-                       "broadcast", "--json")
+    code, out, _ = run(
+        capsys, "sweep", "mesh:3x3", "--sizes", "1MiB", "-a", "ring", "-c", "broadcast", "--json"
+    )
     assert code == 0
     assert "do not implement" in json.loads(out)["rows"][0]["error"]
 
@@ -152,4 +158,5 @@ def test_sweep_reports_a_failing_case_in_its_row(capsys):
 def test_sweep_table(capsys):
     code, out, _ = run(capsys, "sweep", "mesh:3x3", "--sizes", "1MiB", "-a", "direct")
     assert code == 0
-    assert "direct" in out and "1MiB" in out
+    assert "direct" in out
+    assert "1MiB" in out

@@ -53,7 +53,9 @@ def random_programs(draw):
         for b in range(n_blocks):
             count = draw(st.integers(1, 4))
             earlier = [d for d in range(b) if counts[d] == count]
-            deps = draw(st.lists(st.sampled_from(earlier), max_size=3, unique=True)) if earlier else []
+            deps = (
+                draw(st.lists(st.sampled_from(earlier), max_size=3, unique=True)) if earlier else []
+            )
             a = draw(st.integers(0, n_arcs - 1))
             pb.add(
                 (a, a + 1, 0),
@@ -239,4 +241,5 @@ def test_time_never_beats_the_cut_bound():
                 r = simulate(G, sets, collective, nbytes, params=params)
                 assert r.lower_bound is not None
                 assert r.time >= r.lower_bound
-                assert math.isfinite(r.ratio_to_bound) and r.ratio_to_bound >= 1
+                assert math.isfinite(r.ratio_to_bound)
+                assert r.ratio_to_bound >= 1

@@ -15,7 +15,17 @@ from supermesh.topologies.grid import (
     smuni,
     torus,
 )
+from supermesh.topologies.hexamesh import hexagon_rows, hexamesh
+from supermesh.topologies.interposer import (
+    butterdonut,
+    cmesh,
+    double_butterfly,
+    folded_torus,
+    kite_medium,
+    kite_small,
+)
 from supermesh.topologies.io import from_json, read_topology, to_json, write_topology
+from supermesh.topologies.memory import attach_memory
 from supermesh.topologies.metrics import arc_connectivity, bisection_width, metrics
 from supermesh.topologies.model import (
     Arc,
@@ -40,11 +50,20 @@ __all__ = [
     "add_node",
     "arc_connectivity",
     "arcs",
+    "attach_memory",
     "bisection_width",
     "build",
+    "butterdonut",
     "check_node",
+    "cmesh",
     "compute_nodes",
+    "double_butterfly",
+    "folded_torus",
     "from_json",
+    "hexagon_rows",
+    "hexamesh",
+    "kite_medium",
+    "kite_small",
     "mesh",
     "metrics",
     "nodes_of_kind",

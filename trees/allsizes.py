@@ -170,8 +170,10 @@ SMALTER = [
         lambda s: s[0] % 2 == 0 and s[1] % 2 == 0,
         "Every R x C SMAlter with R and C even gives every chiplet exactly 4 links; it supports "
         "at most 4 arc-disjoint spanning trees with any roots (except 2 x 2), 4 for any 4 roots "
-        "when R, C >= 4, and 4 corner-rooted trees of height R + C - 2 (optimal). With one root "
-        "per side shortest-path trees do not fit: the optimal height is proved size by size.",
+        "when R, C >= 4, and 4 corner-rooted trees of height R + C - 2 (optimal). On N x N with "
+        "one root per side (N >= 6) trees of height 3N/2, the roots' eccentricity + 1, exist "
+        "for every even N; shortest-path trees do not fit, and that 3N/2 is optimal is proved "
+        "size by size (CP-SAT), not for every N.",
         "Each side has an odd number of links, both end links doubled: a border chiplet touches "
         "one doubled link, a corner two, so the topology is a 4-regular symmetric multigraph. "
         "At most 4: six singletons are entered by 24 < 25 arcs when RC >= 6 (Frank). Any 4 "
@@ -182,12 +184,19 @@ SMALTER = [
         "that is a corner square and the outer face, i.e. X or its complement is a corner, "
         "whose links are doubled: contradiction, so every set is crossed by >= 4 links and "
         "entered by >= 4 arcs (Edmonds). (On 2 x C the cut between columns c and c + 1, c odd, "
-        "has 2 single links, so not all roots work there.) " + _ALTER_CORNERS.argument,
+        "has 2 single links, so not all roots work there.) " + _ALTER_CORNERS.argument + " Side "
+        "roots: supermesh.trees.closedform.smalter_side_trees turns one tree by quarter turns "
+        "(SMAlter with N even is invariant under them), so disjointness is one tree using each "
+        "orbit of node pairs at most as often as its links are doubled; the comb breaks that at "
+        "every second chiplet of the lower halves of the first and last columns, and local "
+        "re-routings through the spare copies of doubled south and corner links repair it, "
+        "making only chiplets of the last two rows 2 hops late.",
         lambda s: {
             **({"max_trees": 4} if s[0] * s[1] >= 6 else {}),
             "heights": {"corners": _corner(s)},
         },
-        _ALTER_CORNERS.construction,
+        "supermesh.trees.closedform.smalter_corner_trees, "
+        "supermesh.trees.closedform.smalter_side_trees",
     ),
     Case(
         "R, C odd (the paper's variant)",
@@ -239,8 +248,7 @@ SMUNI = [
             "links, entering every perimeter chiplet once"
         )
         + " Every perimeter chiplet is entered by a doubled pair from its predecessor on the "
-        "perimeter cycle. "
-        + _CORNER_CRITERION,
+        "perimeter cycle. " + _CORNER_CRITERION,
         lambda s: {
             "max_trees": 4,
             "heights": {"corners": _corner(s), **({"sides": None} if min(s) >= 3 else {})},
@@ -359,6 +367,10 @@ def cases_for(family: str, params: dict[str, Any] | None = None) -> list[Case]:
         "hexamesh": HEXAMESH,
     }
     cases = table.get(family, [])
+
+    def heights_only(case: Case) -> Callable[[Size], dict[str, Any]]:
+        return lambda s: {"heights": case.predict(s).get("heights", {})}
+
     if memory:
         if family == "hexamesh":
             return []  # HexaMesh memory chiplets touch two chiplets and can relay
@@ -368,7 +380,7 @@ def cases_for(family: str, params: dict[str, Any] | None = None) -> list[Case]:
                 c.test,
                 _MEMORY_NOTE + c.statement,
                 c.argument,
-                lambda s, c=c: {"heights": c.predict(s).get("heights", {})},
+                heights_only(c),
                 c.construction,
             )
             for c in cases

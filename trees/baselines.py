@@ -82,7 +82,7 @@ def _packing(
     method: str,
     span_field: tuple[int, ...] | None,
 ) -> TreePacking:
-    for root, par in zip(roots, trees):
+    for root, par in zip(roots, trees, strict=True):
         missing = sorted(set(span) - set(par) - {root})
         if missing:
             raise SolverError(
@@ -274,25 +274,32 @@ def algorithm1(G: nx.MultiDiGraph, roots: Sequence[int], *, direction: str = "ou
     span = sorted(where.values())
     cert = roots_certificate(G, roots, direction, span)
     if cert is not None:
-        return TreePacking(str(G.graph.get("spec", "")), direction, "infeasible",
-                           method="algorithm1", certificate=cert)
+        return TreePacking(
+            str(G.graph.get("spec", "")),
+            direction,
+            "infeasible",
+            method="algorithm1",
+            certificate=cert,
+        )
     net = working_network(G, direction)
     free = dict(net.capacity)
     grid = set(span)
     trees: list[Parents] = [{} for _ in roots]
     border = {v for v, (r, c) in pos.items() if r in (0, rows - 1) or c in (0, cols - 1)}
-    for par, root in zip(trees, roots):  # lines 7-9: join interior roots to the border
+    for par, root in zip(trees, roots, strict=True):  # lines 7-9: join interior roots to the border
         if root not in border:
             _path_to(net, par, root, border, free)
-    for par, root in zip(trees, roots):  # lines 10-13: BFS over N-1 rows and N-1 columns
+    for par, root in zip(
+        trees, roots, strict=True
+    ):  # lines 10-13: BFS over N-1 rows and N-1 columns
         r0, c0 = pos[root]
-        rows_in = range(0, rows - 1) if r0 <= (rows - 1) / 2 else range(1, rows)
-        cols_in = range(0, cols - 1) if c0 <= (cols - 1) / 2 else range(1, cols)
+        rows_in = range(rows - 1) if r0 <= (rows - 1) / 2 else range(1, rows)
+        cols_in = range(cols - 1) if c0 <= (cols - 1) / 2 else range(1, cols)
         window = {where[r, c] for r in rows_in for c in cols_in} | set(par) | {root}
         _grow_bfs(net, par, root, free, window)
-    levels = [tree_depths(root, par) for root, par in zip(roots, trees)]
+    levels = [tree_depths(root, par) for root, par in zip(roots, trees, strict=True)]
     while any(len(par) < len(grid) - 1 for par in trees):  # lines 14-19: round-robin
-        for t, (par, root) in enumerate(zip(trees, roots)):
+        for t, (par, root) in enumerate(zip(trees, roots, strict=True)):
             if len(par) == len(grid) - 1:
                 continue
             step = _adjacent(net, par, root, free, grid, levels[t])

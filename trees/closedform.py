@@ -57,13 +57,13 @@ from __future__ import annotations
 
 import networkx as nx
 
-from supermesh.errors import SolverError, TopologyError
+from supermesh.errors import SolverError, SpecError, TopologyError
 from supermesh.topologies import grid
 from supermesh.topologies.model import compute_nodes
 from supermesh.trees.geodesic import geodesic_packing
 from supermesh.trees.heights import working_network
-from supermesh.trees.model import TreePacking
-from supermesh.trees.rootspec import corner_positions
+from supermesh.trees.model import Tree, TreePacking, TreeSet
+from supermesh.trees.rootspec import corner_positions, side_positions
 
 __all__ = [
     "corner_trees",
@@ -72,6 +72,7 @@ __all__ = [
     "omitted_corner",
     "partial_three_corner_trees",
     "smalter_corner_trees",
+    "smalter_side_trees",
     "smuni_corner_trees",
     "three_corner_trees",
     "undoubled_perimeter",
@@ -105,8 +106,7 @@ def grid_corners(G: nx.MultiDiGraph) -> list[int]:
 
 
 def _perimeter_walk(rows: int, cols: int) -> list[int]:
-    walk = [u for links in grid.perimeter_sides(rows, cols).values() for u, _ in links]
-    return walk
+    return [u for links in grid.perimeter_sides(rows, cols).values() for u, _ in links]
 
 
 def undoubled_perimeter(G: nx.MultiDiGraph, *, direction: str = "out") -> list[int]:
@@ -142,7 +142,9 @@ def undoubled_perimeter(G: nx.MultiDiGraph, *, direction: str = "out") -> list[i
     return sorted(set(bad))
 
 
-def _packing(G: nx.MultiDiGraph, roots: list[int], direction: str, span, method: str) -> TreePacking:
+def _packing(
+    G: nx.MultiDiGraph, roots: list[int], direction: str, span, method: str
+) -> TreePacking:
     packing = geodesic_packing(G, roots, direction=direction, span=span, method=method)
     if packing is None:
         raise SolverError(
@@ -333,3 +335,141 @@ def partial_three_corner_trees(
     """
     make = grid.partial_smalter if alternate else grid.partial_smbi
     return three_corner_trees(make(rows, cols, io=io), direction=direction, relay_omitted=False)
+
+
+def _side_tree_parents(n: int) -> dict[tuple[int, int], tuple[int, int]]:
+    """Parent of every node of the north-rooted tree of :func:`smalter_side_trees` (grid cells)."""
+    m = n // 2
+    parent: dict[tuple[int, int], tuple[int, int]] = {}
+    for r in range(n):
+        for c in range(n):
+            if r == 0 and c != m:
+                parent[(r, c)] = (0, c + 1) if c < m else (0, c - 1)
+            elif r > 0:
+                parent[(r, c)] = (r - 1, c)
+    first_a = m + m % 2  # even rows from m (A) and from m + 1 (B) up to n - 4
+    first_b = m + 1 + (m + 1) % 2
+    for r in range(first_a, n - 3, 2):
+        parent[(r, 0)] = (r, 1)
+        parent[(n - 1, r)] = (n - 1, r + 1)
+    for r in range(first_b, n - 3, 2):
+        parent[(r, n - 1)] = (r, n - 2)
+        parent[(n - 1, n - 1 - r)] = (n - 1, n - 2 - r)
+    parent[(n - 2, 0)] = (n - 1, 0)
+    parent[(n - 1, 0)] = (n - 1, 1)
+    parent[(n - 2, n - 1)] = (n - 1, n - 1)
+    parent[(n - 1, n - 1)] = (n - 1, n - 2)
+    return parent
+
+
+def smalter_side_trees(n: int, *, direction: str = "out") -> TreePacking:
+    """SMAlter ``N x N``, ``N`` even: one root per side, height ``3N/2`` (eccentricity + 1).
+
+    Roots are the ``sides`` roots of :mod:`supermesh.trees.rootspec`: north ``(0, m)``, east
+    ``(m, N-1)``, south ``(N-1, m-1)``, west ``(m-1, 0)`` with ``m = N/2``; each is the image of
+    the previous under the quarter turn ``rho(r, c) = (c, N-1-r)``, which maps SMAlter (even N)
+    onto itself. The east, south and west trees are the turned north tree ``T``, so the four are
+    arc-disjoint iff ``T`` takes at most ``cap(O)`` pairs from every orbit ``O`` of node pairs
+    under ``rho`` (orbits have one pair of each direction; ``cap`` is 2 exactly for the orbits
+    of doubled links, one per doubled north link ``c`` and direction).
+
+    ``T`` is the comb (row 0 outwards from the root, then down every column) with these changes.
+    The comb breaks the orbit rule exactly where its down arc into ``(r, 0)`` (``r`` even,
+    ``m <= r <= N-2``; orbit-mate of the single leftward arc of north link ``N-1-r``) or into
+    ``(r, N-1)`` (``r`` even, ``m < r <= N-2``; mate of north link ``r-1`` rightwards) is used.
+    Fixes, for ``r <= N-4``: ``(r, 0)`` takes its parent ``(r, 1)`` and ``(r, N-1)`` takes
+    ``(r, N-2)`` (still shortest paths); their orbit-mates are the down arcs into ``(N-1, r)`` and
+    ``(N-1, N-1-r)``, so those take ``(N-1, r+1)`` and ``(N-1, N-2-r)`` instead (2 hops late),
+    through doubled south links whose orbits the comb uses once (``c = N-2-r`` even below ``m``,
+    resp. ``c = r`` even from ``m``). For ``r = N-2``: ``(N-2, 0) <- (N-1, 0) <- (N-1, 1)`` and
+    ``(N-2, N-1) <- (N-1, N-1) <- (N-1, N-2)``; the two new corner arcs are each other's
+    replacement in their doubled orbits, and the two up arcs use the spare copy of the doubled
+    orbits of north link 0 and of north link ``N-2``. The orbits touched are pairwise distinct
+    (row and column parities keep them apart), every other orbit keeps the comb's single use,
+    every new parent is reached from the root before its child, and the only nodes 2 hops late
+    sit in the last two rows: depth at most ``N - 1 + m + 1 = 3N/2``.
+
+    So the height is ``3N/2``, one above the roots' eccentricity ``3N/2 - 1``, for every even
+    ``N >= 6`` (the same rules give valid trees of height 6 at ``N = 4``, where CP-SAT finds 5;
+    ``N = 2`` is a geodesic matching of height 2). Shortest-path trees cannot do better (no
+    geodesic matching exists for ``N >= 6``); that ``3N/2`` is optimal is proved size by size
+    with CP-SAT (:func:`supermesh.trees.packing.pack_trees`), not for every ``N``.
+
+    Parameters
+    ----------
+    n : int
+        Even size, at least 2.
+    direction : {"out", "in"}
+
+    Returns
+    -------
+    TreePacking
+        ``optimal`` for ``N = 2``; else ``feasible`` with ``lower_bound`` the eccentricity.
+
+    Raises
+    ------
+    SpecError
+        An odd ``n`` (then mid-side roots are impossible: only the corners root 4 trees).
+
+    Examples
+    --------
+    >>> p = smalter_side_trees(8)
+    >>> [t.root for t in p.trees], p.objective, p.lower_bound
+    ([4, 39, 59, 24], 12, 11)
+    """
+    if n < 2 or n % 2:
+        raise SpecError(
+            f"smalter_side_trees needs an even size, got {n}",
+            hint="odd SMAlter supports 4 trees only with the corners as roots",
+        )
+    G = grid.smalter(n, n)
+    roots = [r * n + c for r, c in side_positions(n, n)]
+    if n == 2:
+        return _packing(G, roots, direction, None, "closed-form:sides")
+    net = working_network(G, direction)
+    north = _side_tree_parents(n)
+    used: dict[tuple[int, int], int] = {}
+    trees = []
+    for turn in range(4):
+        arcs = []
+        depth = {}
+        for child, parent in north.items():
+            for _ in range(turn):
+                child, parent = (child[1], n - 1 - child[0]), (parent[1], n - 1 - parent[0])
+            u, v = parent[0] * n + parent[1], child[0] * n + child[1]
+            slot = used.get((u, v), 0)
+            used[(u, v)] = slot + 1
+            arcs.append(net.topology_arc(u, v, slot))
+            depth[v] = u
+        trees.append(Tree(roots[turn], tuple(arcs), _height(roots[turn], depth)))
+    lower = max(_eccentricity(n, *side_positions(n, n)[0]), 0)
+    return TreePacking(
+        topology=str(G.graph["spec"]),
+        direction=direction,
+        status="feasible",
+        sets=(TreeSet(tuple(trees), lower),),
+        lower_bound=lower,
+        objective=max(t.height for t in trees),
+        method="closed-form:sides",
+        stats={"gap": max(t.height for t in trees) - lower},
+    )
+
+
+def _eccentricity(n: int, r: int, c: int) -> int:
+    return max(r, n - 1 - r) + max(c, n - 1 - c)
+
+
+def _height(root: int, parent: dict[int, int]) -> int:
+    depth = {root: 0}
+
+    def level(v: int) -> int:
+        path = []
+        while v not in depth:
+            path.append(v)
+            v = parent[v]
+        for w in reversed(path):
+            depth[w] = depth[v] + 1
+            v = w
+        return depth[v]
+
+    return max(level(v) for v in parent)

@@ -43,7 +43,7 @@ __all__ = ["comb_parents", "construct_parents", "construct_trees", "roots_certif
 
 Parents = dict[int, int]
 SIDES = ("north", "east", "south", "west")
-BOTH_ORDERS_UP_TO = 1024  # nodes: above this the reversed root order is tried only on failure
+BOTH_ORDERS_UP_TO = 400  # nodes: above this the reversed root order is tried only on failure
 LOCAL_SEARCH = 16  # nodes a Lovász check explores before it trusts the arc (then verified)
 
 
@@ -55,7 +55,9 @@ def roots_certificate(
     The one place the packing code asks :func:`supermesh.trees.bounds.check_roots`.
     """
     bound = check_roots(G, roots, direction=direction, span=span)
-    return None if bound.feasible else bound.certificate
+    if bound.feasible or bound.certificate is None:
+        return None
+    return {**bound.certificate, "roots": list(bound.roots)}
 
 
 def _grid(G: nx.MultiDiGraph) -> dict[tuple[int, int], int] | None:
@@ -72,7 +74,9 @@ def _grid(G: nx.MultiDiGraph) -> dict[tuple[int, int], int] | None:
     return where
 
 
-def _comb(side: str, r0: int, c0: int, rows: int, cols: int) -> list[tuple[tuple[int, int], ...]]:
+def _comb(
+    side: str, r0: int, c0: int, rows: int, cols: int
+) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """Grid moves ``(parent, child)`` of one comb tree."""
     moves = []
     if side in ("north", "south"):
@@ -116,7 +120,7 @@ def comb_parents(
     >>> from supermesh.topologies import build
     >>> G = build("smbi:5x5")
     >>> trees = comb_parents(G, working_network(G), [0, 4, 24, 20], range(25))
-    >>> [max(tree_depths(r, p).values()) for r, p in zip([0, 4, 24, 20], trees)]
+    >>> [max(tree_depths(r, p).values()) for r, p in zip([0, 4, 24, 20], trees, strict=True)]
     [8, 8, 8, 8]
     """
     where = _grid(G)
@@ -131,11 +135,11 @@ def comb_parents(
     if len(pos) != len(set(roots)):
         return None
     for sides in itertools.permutations(SIDES, len(roots)):
-        if not all(_on_side(s, *pos[r], rows, cols) for s, r in zip(sides, roots)):
+        if not all(_on_side(s, *pos[r], rows, cols) for s, r in zip(sides, roots, strict=True)):
             continue
         trees = [
             {where[b]: where[a] for a, b in _comb(s, *pos[r], rows, cols)}
-            for s, r in zip(sides, roots)
+            for s, r in zip(sides, roots, strict=True)
         ]
         use: dict[tuple[int, int], int] = {}
         for par in trees:
@@ -147,7 +151,7 @@ def comb_parents(
 
 
 def _max_height(roots: Sequence[int], trees: Sequence[Parents]) -> tuple[int, int]:
-    hs = [max(tree_depths(r, p).values()) for r, p in zip(roots, trees)]
+    hs = [max(tree_depths(r, p).values()) for r, p in zip(roots, trees, strict=True)]
     return max(hs, default=0), sum(hs)
 
 
@@ -226,7 +230,7 @@ def _greedy_tries(
         trees = greedy_parents(net, ordered, targets, checked=exact, budget=LOCAL_SEARCH)
         if trees is not None:
             back: list[Parents] = [{} for _ in roots]
-            for i, tree in zip(order, trees):
+            for i, tree in zip(order, trees, strict=True):
                 back[i] = prune_relays(tree, set(span))
             found.append(back)
     if not found and exact:
@@ -290,8 +294,9 @@ def construct_trees(
     span_field = None if span is None else tuple(targets)
     cert = roots_certificate(G, roots, direction, targets)
     if cert is not None:
-        return TreePacking(spec, direction, "infeasible", method="construct", span=span_field,
-                           certificate=cert)
+        return TreePacking(
+            spec, direction, "infeasible", method="construct", span=span_field, certificate=cert
+        )
     net = working_network(G, direction)
     ecc = eccentricities(net, roots, targets)
     lower = max(e for e in ecc if e is not None)

@@ -146,8 +146,8 @@ def geodesic_packing(
                 ok = [
                     (u, v)
                     for u in net.pred[v]
-                    if dist[t].get(u) == dist[t][v] - 1 and (u in holds[t] if required else
-                                                            u in targets or u == roots[t])
+                    if dist[t].get(u) == dist[t][v] - 1
+                    and (u in holds[t] if required else u in targets or u == roots[t])
                 ]
                 if required or (ok and _feeds(net, dist[t], v, targets)):
                     options[t] = ok

@@ -1,4 +1,4 @@
-"""Greedy growth of arc-disjoint arborescences, breadth-first, optionally keeping Edmonds' condition.
+"""Greedy breadth-first growth of arc-disjoint arborescences, optionally keeping Edmonds' condition.
 
 The trees grow round-robin, one node per turn, each from its shallowest frontier arc (so every
 tree stays close to a BFS tree and its height close to its root's eccentricity).
@@ -145,6 +145,12 @@ def greedy_parents(
 ) -> list[Parents] | None:
     """Grow one arborescence per root, breadth-first and round-robin.
 
+    Each turn a tree takes its best frontier arc ``u -> v``, ranked by: the depth ``v`` would
+    get; span nodes before relays; arcs on fewer other trees' shortest paths (so each tree keeps
+    to arcs the others do not need); arcs not on the previous tree's shortest paths (with roots
+    in clockwise order this gives each tree its own direction, as the SMBi combs do); parallel
+    copies left; node ids.
+
     Parameters
     ----------
     net : WorkingNetwork
@@ -156,6 +162,11 @@ def greedy_parents(
         at the end if they lead nowhere).
     checked : bool
         Keep Edmonds' condition before every arc (Lovász); then ``span`` should be every node.
+    budget : int, optional
+        With ``checked``: nodes one augmenting-path search may expand before it gives up and
+        takes the arc as safe. Arcs that break the condition are caught by small searches in
+        practice (the violated sets found on SMAlter hold 4-5 nodes), so a small budget keeps
+        the check local; if the growth then gets stuck, rerun without a budget (exact).
 
     Returns
     -------

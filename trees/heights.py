@@ -107,7 +107,7 @@ class WorkingNetwork:
         """
         used: Counter[tuple[int, int]] = Counter()
         out = []
-        for root, par in zip(roots, parents):
+        for root, par in zip(roots, parents, strict=True):
             arcs = []
             for child, parent in par.items():
                 slot = used[(parent, child)]
@@ -115,7 +115,9 @@ class WorkingNetwork:
                     raise ValueError(f"pair {parent}->{child} is used more often than it exists")
                 used[(parent, child)] += 1
                 arcs.append(self.topology_arc(parent, child, slot))
-            out.append(Tree(root=root, arcs=tuple(arcs), height=max(tree_depths(root, par).values())))
+            out.append(
+                Tree(root=root, arcs=tuple(arcs), height=max(tree_depths(root, par).values()))
+            )
         return tuple(out)
 
 

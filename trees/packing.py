@@ -1,21 +1,21 @@
-"""CP-SAT model for arc-disjoint spanning arborescences of bounded height.
+"""Height-optimal packing of arc-disjoint arborescences: the search around the CP-SAT model.
 
-Model (one per height bound ``H``), for trees ``t`` with roots ``r_t`` in the working orientation
-(:func:`~supermesh.trees.heights.working_network`; in-trees are out-trees of the reversed graph):
+:func:`pack_trees` proves optimal heights in stages, each a model from
+:mod:`supermesh.trees.packing_model`:
 
-- ``x[t, u, v]`` Boolean: tree ``t`` uses one copy of the pair ``u -> v``;
-- ``sum_t x[t, u, v] <= cap(u, v)`` (parallel arcs are one pair with capacity = multiplicity;
-  decoding hands out the keys);
-- a span node other than ``r_t`` has exactly one chosen in-arc per tree; a relay (non-span)
-  node at most one, it needs one as soon as it has a chosen out-arc, and it is not a leaf;
-- ``d[t, v]`` integer in ``[dist(r_t, v), H]`` (BFS distance), and ``x[t, u, v]`` implies
-  ``d[t, v] = d[t, u] + 1``. Depths increase along chosen arcs, so chosen arcs form trees
-  hanging from the roots, and ``H`` bounds every height.
+1. Warm start: :func:`~supermesh.trees.construct.construct_parents` (closed-form combs, the
+   Lovász greedy). If its tallest tree meets the eccentricity lower bound, that is the proof.
+2. Stage 1a, the bound as a feasibility question (tight depth domains keep the model local):
+   first a local repair of the warm start (its parent choices far from every too-deep node are
+   kept, the rest re-solved), then the full model, which either finds trees or proves the bound
+   unreachable (SMAlter mid-side roots, for example, need exactly the bound + 1).
+3. Stage 1b, only if a gap remains: CP-SAT minimises the maximum height below the best known.
+4. Stage 2 (balance), with the maximum fixed: the heights as equal as possible (largest smallest
+   height), then the smallest sum.
 
-Tight domains make the model local: an arc ``u -> v`` exists for tree ``t`` only if
-``max(dist(u), dist(v) - 1) <= H - 1``. Objectives: none (feasibility for one ``H``), the
-maximum height (``"max"``), or, with the maximum fixed, balance (``"balance"``: first the
-smallest spread max - min of the heights, then the smallest sum).
+Status: ``optimal`` only when the tallest tree equals a proven lower bound; ``feasible`` when the
+time ran out (``stats["gap"]``); ``infeasible`` with a certificate. Deterministic for a given
+seed and worker count (CP-SAT ``interleave_search``), unless a time limit cuts a solve short.
 
 References
 ----------
@@ -26,8 +26,9 @@ References
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,274 +47,32 @@ from supermesh.trees.heights import (
     working_network,
 )
 from supermesh.trees.model import TreePacking, TreeSet
+from supermesh.trees.packing_model import (
+    PackingModel,
+    PackingProblem,
+    SolveResult,
+    add_hint,
+    build_model,
+    fix_parents,
+    solve,
+)
 
-__all__ = [
-    "PackingModel",
-    "PackingProblem",
-    "SolveResult",
-    "build_model",
-    "pack_trees",
-    "solve",
-]
+__all__ = ["build_model", "pack_trees", "solve"]
 
 Parents = dict[int, int]
-"""One tree as child -> parent in the working orientation (root absent)."""
-
-
-@dataclass(frozen=True)
-class PackingProblem:
-    """Everything :func:`build_model` needs.
-
-    Attributes
-    ----------
-    net : WorkingNetwork
-        The oriented topology.
-    roots : tuple of int
-        One root per tree.
-    span : frozenset of int
-        Nodes every tree must reach (others may relay).
-    dist : tuple of dict
-        BFS distances from each root (``dist[t][v]``).
-    max_height : int
-        ``H``: upper bound on every depth.
-    objective : {"none", "max", "balance"}
-        What to optimise (see the module docstring).
-    hint : sequence of Parents, optional
-        A known packing (one parent map per tree) to start from.
-    fixed : sequence of Parents, optional
-        Parent choices to keep (child -> parent per tree): a local repair frees the rest.
-    """
-
-    net: WorkingNetwork
-    roots: tuple[int, ...]
-    span: frozenset[int]
-    dist: tuple[dict[int, int], ...]
-    max_height: int
-    objective: str = "none"
-    hint: Sequence[Parents] | None = None
-    fixed: Sequence[Parents] | None = None
-
-
-@dataclass
-class PackingModel:
-    """The CP-SAT variables of a built model, indexed per tree."""
-
-    x: list[dict[tuple[int, int], cp_model.IntVar]]
-    depth: list[dict[int, cp_model.IntVar]]
-    height: list[cp_model.IntVar]
-    top: cp_model.IntVar | None = None
-    size: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class SolveResult:
-    """Outcome of one CP-SAT solve.
-
-    Attributes
-    ----------
-    status : {"optimal", "feasible", "infeasible", "unknown"}
-        CP-SAT's verdict (``unknown``: time limit before any solution or proof).
-    parents : list of Parents or None
-        The trees found.
-    objective, bound : float or None
-        Objective value and CP-SAT's proven bound (objective models only).
-    wall_time : float
-        Seconds spent in the solver.
-    """
-
-    status: str
-    parents: list[Parents] | None
-    objective: float | None
-    bound: float | None
-    wall_time: float
-
-
-def _tree_nodes(problem: PackingProblem, t: int) -> list[int]:
-    dist = problem.dist[t]
-    return [
-        v for v in problem.net.nodes if dist.get(v, problem.max_height + 1) <= problem.max_height
-    ]
-
-
-def build_model(problem: PackingProblem) -> tuple[cp_model.CpModel, PackingModel]:
-    """Build the CP-SAT model of ``problem`` (see the module docstring).
-
-    Parameters
-    ----------
-    problem : PackingProblem
-
-    Returns
-    -------
-    model : ortools.sat.python.cp_model.CpModel
-    variables : PackingModel
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> from supermesh.trees.heights import bfs_distances, working_network
-    >>> net = working_network(build("smbi:3x3"))
-    >>> roots = (0, 2, 8, 6)
-    >>> p = PackingProblem(net, roots, frozenset(range(9)),
-    ...                    tuple(bfs_distances(net, r) for r in roots), max_height=4)
-    >>> model, var = build_model(p)
-    >>> solve(model, var, p, time_limit=5).status
-    'feasible'
-    """
-    H = problem.max_height
-    model = cp_model.CpModel()
-    k = len(problem.roots)
-    x: list[dict[tuple[int, int], cp_model.IntVar]] = []
-    depth: list[dict[int, cp_model.IntVar]] = []
-    height: list[cp_model.IntVar] = []
-    uses: dict[tuple[int, int], list[cp_model.IntVar]] = {}
-    for t, root in enumerate(problem.roots):
-        dist = problem.dist[t]
-        nodes = _tree_nodes(problem, t)
-        d = {v: model.new_int_var(dist[v], 0 if v == root else H, f"d{t}_{v}") for v in nodes}
-        xt: dict[tuple[int, int], cp_model.IntVar] = {}
-        for u in nodes:
-            if dist[u] > H - 1:
-                continue
-            for v in problem.net.succ[u]:
-                if v == root or v not in d or dist[v] - 1 > H - 1:
-                    continue
-                var = model.new_bool_var(f"x{t}_{u}_{v}")
-                xt[(u, v)] = var
-                uses.setdefault((u, v), []).append(var)
-                model.add(d[v] == d[u] + 1).only_enforce_if(var)
-        into: dict[int, list[cp_model.IntVar]] = {v: [] for v in nodes}
-        out_of: dict[int, list[cp_model.IntVar]] = {v: [] for v in nodes}
-        for (u, v), var in xt.items():
-            into[v].append(var)
-            out_of[u].append(var)
-        for v in nodes:
-            if v == root:
-                continue
-            if v in problem.span:
-                model.add_exactly_one(into[v])
-            else:
-                model.add_at_most_one(into[v])
-                for var in out_of[v]:
-                    model.add_bool_or(into[v]).only_enforce_if(var)
-                model.add(sum(into[v]) <= sum(out_of[v]))
-        h = model.new_int_var(max(dist[v] for v in problem.span), H, f"h{t}")
-        if problem.objective == "balance":
-            model.add_max_equality(h, [d[v] for v in problem.span])
-        elif problem.objective == "max":
-            for v in problem.span:
-                model.add(d[v] <= h)
-        x.append(xt)
-        depth.append(d)
-        height.append(h)
-    for pair, vs in uses.items():
-        if len(vs) > problem.net.capacity[pair]:
-            model.add(sum(vs) <= problem.net.capacity[pair])
-    top = None
-    if problem.objective == "max":
-        top = model.new_int_var(max(h.proto.domain[0] for h in height), H, "top")
-        model.add_max_equality(top, height)
-        model.minimize(top)
-    elif problem.objective == "balance":
-        low = model.new_int_var(0, H, "low")
-        model.add_min_equality(low, height)
-        weight = k * H + 1
-        model.minimize(weight * (H - low) + sum(height))
-    if problem.hint is not None:
-        _add_hint(model, problem, x, depth)
-    for t, keep in enumerate(problem.fixed or ()):
-        for child, parent in keep.items():
-            var = x[t].get((parent, child))
-            if var is None:
-                model.add_bool_or([])  # the kept arc is out of reach at this height
-            else:
-                model.add(var == 1)
-    size = {"bool_vars": sum(len(xt) for xt in x), "int_vars": sum(len(d) for d in depth)}
-    return model, PackingModel(x, depth, height, top, size)
-
-
-def _add_hint(
-    model: cp_model.CpModel,
-    problem: PackingProblem,
-    x: list[dict[tuple[int, int], cp_model.IntVar]],
-    depth: list[dict[int, cp_model.IntVar]],
-) -> None:
-    assert problem.hint is not None
-    for t, parents in enumerate(problem.hint):
-        chosen = {(p, c) for c, p in parents.items()}
-        for pair, var in x[t].items():
-            model.add_hint(var, pair in chosen)
-        levels = tree_depths(problem.roots[t], parents)
-        for v, var in depth[t].items():
-            if v in levels:
-                model.add_hint(var, levels[v])
-
-
-def solve(
-    model: cp_model.CpModel,
-    variables: PackingModel,
-    problem: PackingProblem,
-    *,
-    time_limit: float = 10.0,
-    workers: int = 2,
-    seed: int = 0,
-) -> SolveResult:
-    """Solve a model from :func:`build_model` and read back the trees.
-
-    Parameters
-    ----------
-    model, variables : from :func:`build_model`
-    problem : PackingProblem
-        The problem the model was built from.
-    time_limit : float
-        Seconds before CP-SAT stops (then FEASIBLE or UNKNOWN, never optimal).
-    workers, seed : int
-        CP-SAT ``num_workers`` and ``random_seed`` (fixed for determinism).
-
-    Returns
-    -------
-    SolveResult
-    """
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.01, float(time_limit))
-    solver.parameters.num_workers = int(workers)
-    solver.parameters.random_seed = int(seed)
-    start = time.perf_counter()
-    code = solver.solve(model)
-    wall = time.perf_counter() - start
-    names = {
-        cp_model.OPTIMAL: "optimal",
-        cp_model.FEASIBLE: "feasible",
-        cp_model.INFEASIBLE: "infeasible",
-    }
-    status = names.get(code, "unknown")
-    if status not in ("optimal", "feasible"):
-        return SolveResult(status, None, None, None, wall)
-    parents = [
-        {v: u for (u, v), var in xt.items() if solver.boolean_value(var)} for xt in variables.x
-    ]
-    has_objective = problem.objective != "none"
-    if not has_objective and status == "optimal":
-        status = "feasible"  # a pure feasibility model: "found" is all it can say
-    return SolveResult(
-        status,
-        parents,
-        solver.objective_value if has_objective else None,
-        solver.best_objective_bound if has_objective else None,
-        wall,
-    )
 
 
 def _heights(roots: Sequence[int], trees: Sequence[Parents]) -> list[int]:
-    return [max(tree_depths(r, p).values()) for r, p in zip(roots, trees)]
+    return [max(tree_depths(r, p).values()) for r, p in zip(roots, trees, strict=True)]
 
 
 def _eccentricity_certificate(
     roots: Sequence[int], dist: Sequence[dict[int, int]], span: Sequence[int], cap: int
 ) -> dict[str, Any]:
-    t, v = max(
-        ((t, v) for t in range(len(roots)) for v in span), key=lambda tv: dist[tv[0]][tv[1]]
-    )
+    """A root and a span node farther apart than ``cap``: no tree of height <= cap exists."""
+    t, v = max(((t, v) for t in range(len(roots)) for v in span), key=lambda tv: dist[tv[0]][tv[1]])
     return {
+        "kind": "eccentricity",
         "reason": f"no packing of height <= {cap}",
         "root": roots[t],
         "node": v,
@@ -322,47 +81,145 @@ def _eccentricity_certificate(
     }
 
 
+def _ball(net: WorkingNetwork, centre: set[int], radius: int) -> set[int]:
+    """Nodes within ``radius`` hops of ``centre``, arcs taken both ways."""
+    seen = set(centre)
+    frontier = list(centre)
+    for _ in range(radius):
+        frontier = [w for v in frontier for w in net.succ[v] + net.pred[v] if w not in seen]
+        seen.update(frontier)
+    return seen
+
+
+REPAIR_RADII = (3, 6)
+"""Hops around the too-deep nodes that a local repair frees (the rest of the warm start stays)."""
+
+Built = tuple[cp_model.CpModel, PackingModel]
+Rank = Callable[[list[int]], tuple[int, ...]]
+
+
 @dataclass
 class _Search:
-    """Book-keeping of the height search: best trees so far and the proven bound."""
+    """The state of one height search: best trees so far, the proven bound, the runs made."""
 
+    net: WorkingNetwork
     roots: tuple[int, ...]
-    lower: int
+    span: frozenset[int]
+    dist: tuple[dict[int, int], ...]
+    proven: int
+    cap: int
+    deadline: float
+    workers: int
+    seed: int
     best: list[Parents] | None = None
     heights: list[int] = field(default_factory=list)
     runs: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def top(self) -> int | None:
+        """The tallest tree of the best packing, ``None`` before one is known."""
         return max(self.heights) if self.best is not None else None
 
-    def offer(self, trees: list[Parents] | None, *, key: Any = None) -> bool:
-        """Keep ``trees`` if better (by ``key(heights)``, default (max, sum)); say if kept."""
+    def open(self) -> bool:
+        """Whether the maximum height is not yet proven and time is left."""
+        return (self.top is None or self.top > self.proven) and self.left() > 0
+
+    def left(self) -> float:
+        return self.deadline - time.perf_counter()
+
+    def offer(self, trees: list[Parents] | None, rank: Rank | None = None) -> None:
+        """Keep ``trees`` if better by ``rank(heights)`` (default: max, then sum)."""
         if trees is None:
-            return False
-        rank = key or (lambda hs: (max(hs), sum(hs)))
+            return
+        key = rank or (lambda hs: (max(hs), sum(hs)))
         hs = _heights(self.roots, trees)
-        if self.best is None or rank(hs) < rank(self.heights):
+        if self.best is None or key(hs) < key(self.heights):
             self.best, self.heights = trees, hs
-            return True
-        return False
 
+    def problem(self, height: int, objective: str = "none", **kw: Any) -> PackingProblem:
+        return PackingProblem(self.net, self.roots, self.span, self.dist, height, objective, **kw)
 
-def _run(
-    problem: PackingProblem, search: _Search, budget: float, workers: int, seed: int
-) -> SolveResult:
-    model, var = build_model(problem)
-    result = solve(model, var, problem, time_limit=budget, workers=workers, seed=seed)
-    search.runs.append(
-        {
-            "objective": problem.objective,
-            "max_height": problem.max_height,
-            "status": result.status,
-            "wall_time": round(result.wall_time, 3),
-            **var.size,
-        }
-    )
-    return result
+    def run(
+        self,
+        problem: PackingProblem,
+        budget: float | None = None,
+        built: Built | None = None,
+        rank: Rank | None = None,
+    ) -> SolveResult:
+        """Build (unless given) and solve one model; record the run."""
+        model, var = built or build_model(problem)
+        limit = self.left() if budget is None else budget
+        result = solve(model, var, problem, time_limit=limit, workers=self.workers, seed=self.seed)
+        self.runs.append(
+            {
+                "objective": problem.objective,
+                "max_height": problem.max_height,
+                "status": result.status,
+                "wall_time": round(result.wall_time, 3),
+                **var.size,
+            }
+        )
+        self.offer(result.parents, rank)
+        return result
+
+    def at_bound(self) -> None:
+        """Stage 1a: trees of the proven bound's height, or the proof there are none."""
+        problem = self.problem(self.proven)
+        built = build_model(problem)
+        if self.best is not None:
+            self.repair(problem, built)
+        if self.open() and self.run(problem, built=built).status == "infeasible":
+            self.proven += 1
+
+    def repair(self, problem: PackingProblem, built: Built) -> None:
+        """Bring the best packing down to the problem's height by re-solving near deep nodes.
+
+        A large-neighbourhood step: parent choices far from every node deeper than the height
+        are kept and the rest is solved (on a copy of the built model). Failure proves nothing
+        (the kept part may be the obstacle); the caller then solves in full.
+        """
+        assert self.best is not None
+        warm, height = self.best, problem.max_height
+        levels = [tree_depths(r, p) for r, p in zip(self.roots, warm, strict=True)]
+        deep = {v for lv in levels for v, x in lv.items() if x > height}
+        if not deep or len(deep) > max(16, len(self.net.nodes) // 20):
+            return
+        model, variables = built
+        for radius in REPAIR_RADII:
+            if not self.open():
+                return
+            region = _ball(self.net, deep, radius)
+            local = model.clone()
+            kept = [{c: p for c, p in par.items() if c not in region} for par in warm]
+            fix_parents(local, variables, kept)
+            add_hint(local, variables, self.roots, warm)
+            self.run(problem, min(self.left(), max(1.0, self.left() / 4)), (local, variables))
+            self.runs[-1]["repair_radius"] = radius
+
+    def minimise(self) -> None:
+        """Stage 1b: minimise the maximum height below the best known (or the cap)."""
+        ub = self.cap if self.top is None else self.top - 1
+        result = self.run(self.problem(ub, "max"))
+        if result.status == "optimal" and result.objective is not None:
+            self.proven = int(result.objective)
+        elif result.status == "infeasible":
+            self.proven = ub + 1
+        elif result.bound is not None:
+            self.proven = max(self.proven, math.ceil(result.bound))
+
+    def balance(self, enabled: bool) -> str:
+        """Stage 2: with the maximum fixed, equal heights first, then the smallest sum."""
+        assert self.top is not None
+        top = self.top
+        if min(self.heights) == top:
+            return "optimal"  # every tree at the maximum: spread 0, the sum is forced
+        if not enabled:
+            return "off"
+        if self.left() <= 0:
+            return "not run (time limit)"
+        problem = self.problem(top, "balance", hint=self.best)
+        result = self.run(problem, rank=lambda hs: (max(hs), max(hs) - min(hs), sum(hs)))
+        return result.status if result.status in ("optimal", "feasible") else "not improved"
 
 
 def pack_trees(
@@ -380,10 +237,10 @@ def pack_trees(
 ) -> TreePacking:
     """Arc-disjoint arborescences with the given roots and the smallest maximum height.
 
-    Stage 1 minimises the tallest tree: the eccentricity lower bound is tried first as a
-    feasibility question (tight domains make it fast), then, if it fails, CP-SAT minimises the
-    maximum height below the warm start's. Stage 2 (``balance``) keeps that maximum and makes the
-    heights as equal as possible (largest smallest height), then their sum as small as possible.
+    Stage 1 minimises the tallest tree (the eccentricity bound first, as a feasibility question;
+    then, if it fails, the maximum height below the warm start's). Stage 2 (``balance``) keeps
+    that maximum and makes the heights as equal as possible (largest smallest height), then their
+    sum as small as possible. See the module docstring.
 
     Parameters
     ----------
@@ -413,10 +270,10 @@ def pack_trees(
         ``optimal``: the tallest tree equals a proven lower bound (``lower_bound``: the
         eccentricity bound or a CP-SAT proof). ``feasible``: the time ran out; ``lower_bound``
         and ``stats["gap"]`` say how far from proven. ``infeasible``: ``certificate`` is
-        Edmonds' cut (``set``, ``entering_arcs``, ``required``), or a distance that exceeds
-        ``max_height``, or ``{"reason": ..., "solver": "cpsat"}`` when CP-SAT proved that no
-        packing of height ``<= max_height`` exists. ``stats`` holds the runs, the balance status
-        and timings.
+        Edmonds' cut (``set``, ``entering_arcs``, ``required``, ``roots``), or a root-node
+        distance above ``max_height`` (``kind: "eccentricity"``), or ``{"kind": "solver",
+        "solver": "cpsat", ...}`` when CP-SAT proved that no packing of height
+        ``<= max_height`` exists. ``stats`` holds the runs, the balance status and timings.
 
     Raises
     ------
@@ -440,14 +297,19 @@ def pack_trees(
     check_direction(direction)
     roots = tuple(check_nodes(G, roots, what="root"))
     targets = resolve_span(G, span)
-    spec = str(G.graph.get("spec", ""))
-    span_field = None if span is None else tuple(targets)
+    stats: dict[str, Any] = {}
 
     def done(status: str, **kw: Any) -> TreePacking:
-        stats = kw.pop("stats", {})
         stats["wall_time"] = round(time.perf_counter() - start, 3)
-        return TreePacking(spec, direction, status, method="cpsat", span=span_field,
-                           stats=stats, **kw)
+        return TreePacking(
+            str(G.graph.get("spec", "")),
+            direction,
+            status,
+            method="cpsat",
+            span=None if span is None else tuple(targets),
+            stats=stats,
+            **kw,
+        )
 
     cert = roots_certificate(G, roots, direction, targets)
     if cert is not None:
@@ -455,141 +317,45 @@ def pack_trees(
     net = working_network(G, direction)
     dist = tuple(bfs_distances(net, r) for r in roots)
     ecc = [max(d[v] for v in targets) for d in dist]
-    lower = max(ecc)
-    if max_height is not None and max_height < lower:
-        return done("infeasible", certificate=_eccentricity_certificate(roots, dist, targets,
-                                                                         max_height))
+    stats["eccentricities"] = ecc
+    if max_height is not None and max_height < max(ecc):
+        cert = _eccentricity_certificate(roots, dist, targets, max_height)
+        return done("infeasible", certificate=cert)
     cap = max_height if max_height is not None else len(net.nodes) - 1
-    search = _Search(roots, lower)
-    span_set = frozenset(targets)
+    search = _Search(
+        net, roots, frozenset(targets), dist, max(ecc), cap, start + time_limit, workers, seed
+    )
     if warm_start:
         everything = len(targets) == len(net.nodes)
         warm = construct_parents(G, net, roots, targets, spans_all=True if everything else None)
         if warm is not None and max(_heights(roots, warm)) <= cap:
             search.offer(warm)
-    stats: dict[str, Any] = {"eccentricities": ecc, "warm_start": search.top}
-
-    def left() -> float:
-        return start + time_limit - time.perf_counter()
-
-    proven = lower
-    # Stage 1a: is the eccentricity bound reachable? First by repairing the warm start locally.
-    if search.top is not None and search.top > proven:
-        _repair(net, roots, span_set, dist, proven, search, left, workers, seed)
-    if (search.top is None or search.top > proven) and left() > 0:
-        p = PackingProblem(net, roots, span_set, dist, proven)
-        r = _run(p, search, left(), workers, seed)
-        search.offer(r.parents)
-        if r.status == "infeasible":
-            proven += 1
-    # Stage 1b: minimise the maximum height between the bound and the best known.
-    if (search.top is None or search.top > proven) and left() > 0 and proven <= cap:
-        ub = cap if search.top is None else search.top - 1
-        p = PackingProblem(net, roots, span_set, dist, ub, "max")
-        r = _run(p, search, left(), workers, seed)
-        search.offer(r.parents)
-        if r.status == "optimal":
-            proven = int(r.objective or proven)
-        elif r.status == "infeasible":
-            proven = ub + 1
-        elif r.bound is not None:
-            proven = max(proven, int(-(-r.bound // 1)))
-    if search.best is None:
-        if proven > cap:
-            return done("infeasible", certificate={"reason": f"no packing of height <= {cap}",
-                                                   "solver": "cpsat", "max_height": cap},
-                        lower_bound=proven, stats={**stats, "runs": search.runs})
+    stats["warm_start"] = search.top
+    if search.open():
+        search.at_bound()
+    if search.open() and search.proven <= cap:
+        search.minimise()
+    stats["runs"] = search.runs
+    if search.best is None or search.top is None:
+        if search.proven > cap:
+            cert = {
+                "kind": "solver",
+                "reason": f"no packing of height <= {cap}",
+                "solver": "cpsat",
+                "max_height": cap,
+            }
+            return done("infeasible", certificate=cert, lower_bound=search.proven)
         raise SolverError(
             f"no packing found within the time limit of {time_limit:g} s",
             hint="raise the time limit or try the construct method",
         )
     top = search.top
-    assert top is not None
-    proven = min(proven, top)
-    stats["balance"] = _balance(net, roots, span_set, dist, top, search, left, workers, seed,
-                                balance)
-    built = net.trees(roots, search.best)
-    stats.update(gap=top - proven, runs=search.runs)
+    proven = min(search.proven, top)
+    stats["balance"] = search.balance(balance)
+    stats["gap"] = top - proven
     return done(
         "optimal" if top == proven else "feasible",
-        sets=(TreeSet(built, proven),),
+        sets=(TreeSet(net.trees(roots, search.best), proven),),
         lower_bound=proven,
         objective=top,
-        stats=stats,
     )
-
-
-def _ball(net: WorkingNetwork, centre: set[int], radius: int) -> set[int]:
-    """Nodes within ``radius`` hops of ``centre``, arcs taken both ways."""
-    seen = set(centre)
-    frontier = list(centre)
-    for _ in range(radius):
-        frontier = [w for v in frontier for w in net.succ[v] + net.pred[v] if w not in seen]
-        seen.update(frontier)
-    return seen
-
-
-REPAIR_RADII = (3, 6)
-"""Hops around the too-deep nodes that a local repair frees (the rest of the warm start stays)."""
-
-
-def _repair(
-    net: WorkingNetwork,
-    roots: tuple[int, ...],
-    span: frozenset[int],
-    dist: tuple[dict[int, int], ...],
-    height: int,
-    search: _Search,
-    left: Any,
-    workers: int,
-    seed: int,
-) -> None:
-    """Try to bring the warm start down to ``height`` by re-solving only around its deep nodes.
-
-    A large-neighbourhood step: the parent choices far from every node deeper than ``height``
-    are kept, the rest is solved by CP-SAT. Success gives a packing of that height; failure
-    proves nothing (the kept part may be the obstacle), so the caller then solves in full.
-    """
-    assert search.best is not None
-    warm = search.best
-    levels = [tree_depths(r, p) for r, p in zip(roots, warm)]
-    deep = {v for lv in levels for v, x in lv.items() if x > height}
-    if not deep or len(deep) > max(16, len(net.nodes) // 20):
-        return
-    for radius in REPAIR_RADII:
-        if left() <= 0:
-            return
-        region = _ball(net, deep, radius)
-        fixed = [{c: p for c, p in par.items() if c not in region} for par in warm]
-        problem = PackingProblem(net, roots, span, dist, height, hint=warm, fixed=fixed)
-        result = _run(problem, search, min(left(), max(1.0, left() / 4)), workers, seed)
-        if result.parents is not None:
-            search.offer(result.parents)
-            return
-
-
-def _balance(
-    net: WorkingNetwork,
-    roots: tuple[int, ...],
-    span: frozenset[int],
-    dist: tuple[dict[int, int], ...],
-    top: int,
-    search: _Search,
-    left: Any,
-    workers: int,
-    seed: int,
-    enabled: bool,
-) -> str:
-    """Stage 2: with the maximum fixed at ``top``, equalise the heights, then minimise the sum."""
-    assert search.best is not None
-    hs = search.heights
-    if min(hs) == top:
-        return "optimal"  # all trees at the maximum: spread 0, sum forced
-    if not enabled:
-        return "off"
-    if left() <= 0:
-        return "not run (time limit)"
-    p = PackingProblem(net, roots, span, dist, top, "balance", hint=search.best)
-    r = _run(p, search, left(), workers, seed)
-    search.offer(r.parents, key=lambda hs: (max(hs), max(hs) - min(hs), sum(hs)))
-    return r.status if r.status in ("optimal", "feasible") else "not improved"

@@ -1,4 +1,4 @@
-"""Independent checkers of trees, certificates and schedules, and deadlock analysis.
+"""Independent checkers of trees, certificates and schedule tables, and deadlock analysis.
 
 Nothing here calls the code it checks (:mod:`supermesh.trees` algorithms, :mod:`supermesh.sim`):
 every check recounts from the topology and the claimed objects, so a user can trust a schedule
@@ -25,16 +25,17 @@ from supermesh.verify.certificates import (
 )
 from supermesh.verify.deadlock import (
     DeadlockReport,
-    Schedule,
-    Transfer,
     check_deadlock,
     dependency_graph,
+    fifo_model,
     fifo_orders,
-    transfers,
     wait_for_graph,
 )
+from supermesh.verify.fifo import FifoModel, Transfer, table_model
 from supermesh.verify.files import FileReport, check_document, check_file
 from supermesh.verify.findings import Finding, errors, format_finding
+from supermesh.verify.schedule import check_schedule
+from supermesh.verify.tree_schedule import TreeSchedule, transfers, tree_model
 from supermesh.verify.trees import (
     check_disjoint,
     check_packing,
@@ -45,10 +46,11 @@ from supermesh.verify.trees import (
 
 __all__ = [
     "DeadlockReport",
+    "FifoModel",
     "FileReport",
     "Finding",
-    "Schedule",
     "Transfer",
+    "TreeSchedule",
     "check_certificate",
     "check_deadlock",
     "check_disjoint",
@@ -59,14 +61,18 @@ __all__ = [
     "check_height_claim",
     "check_packing",
     "check_rates",
+    "check_schedule",
     "check_tree",
     "crossing_arcs",
     "dependency_graph",
     "eccentricity",
     "errors",
+    "fifo_model",
     "fifo_orders",
     "format_finding",
     "span_nodes",
+    "table_model",
     "transfers",
+    "tree_model",
     "wait_for_graph",
 ]

@@ -1,18 +1,10 @@
 """Deadlock freedom of pipelined tree schedules: wait-for graphs on link FIFO entries.
 
-The execution model (BRIEF sections 4 and 6)
-    Every tree arc carries every chunk once: a *transfer* is ``(phase, set, tree, chunk, arc)``.
-    Each directed link (key included) has a FIFO of transfers at its sender, served strictly in
-    order: the head goes when the link is free and its dependencies are met. A transfer depends
-    on the transfers of the same tree and chunk that deliver to its sender (RS: every child's
-    chunk; AG: the parent's chunk). In an AllReduce every AG transfer also waits for a global
-    barrier, which waits for every RS transfer. Root sets are not barriered: all sets share the
-    FIFOs. A *multi-hop send* (``routes``) crosses several links cut-through: it holds each link
-    it has entered until its last hop has started (the TPU note in ``seeds/`` measured exactly
-    this). Each link has ``buffers`` chunk slots at its receiver; a delivered chunk keeps its slot
-    until the receiver has forwarded it (every transfer of the same tree and chunk leaving the
-    receiver is done; a chunk nobody forwards frees its slot on arrival), and a sender takes a
-    slot (a credit) before its first hop starts. ``buffers=None`` means unbounded buffers.
+The input is a schedule table (:class:`supermesh.trees.schedule_model.Schedule`), a tree-level
+description (:class:`~supermesh.verify.tree_schedule.TreeSchedule`, which can also state explicit
+FIFO permutations and multi-hop routes) or a ready :class:`~supermesh.verify.fifo.FifoModel`. All
+become a FIFO model (link FIFOs, hops, data dependencies, barrier, buffer slots; see
+:mod:`supermesh.verify.fifo`), and the analysis runs on that.
 
 The wait-for graph
     A node per (link, transfer) hop, plus one node ``"barrier"``; an edge ``x -> y`` when ``x``
@@ -41,260 +33,86 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections import defaultdict, deque
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal, Union
 
 import networkx as nx
 
 from supermesh.errors import SupermeshError
-from supermesh.trees.model import Tree, TreePacking
+from supermesh.trees.schedule_model import Schedule
+from supermesh.verify.fifo import Arc, FifoModel, Transfer, arc_text, table_model
 from supermesh.verify.findings import Finding
+from supermesh.verify.tree_schedule import TreeSchedule, tree_model
 
 __all__ = [
-    "COLLECTIVES",
+    "BARRIER",
     "DeadlockReport",
-    "Schedule",
-    "Transfer",
     "check_deadlock",
     "dependency_graph",
+    "fifo_model",
     "fifo_orders",
-    "transfers",
     "wait_for_graph",
 ]
 
-Arc = tuple[int, int, int]
 BARRIER = "barrier"
-COLLECTIVES: dict[str, tuple[str, ...]] = {
-    "allreduce": ("rs", "ag"),
-    "reducescatter": ("rs",),
-    "reduce": ("rs",),
-    "allgather": ("ag",),
-    "broadcast": ("ag",),
-}
-ORDERS = ("set", "chunk")
-_RANK = {"rs": 0, "ag": 1}
+AnySchedule = Union[Schedule, TreeSchedule, FifoModel]  # noqa: UP007 (a runtime alias)
+Buffers = Union[int, None, Literal["default"]]  # noqa: UP007
 
 
-def _arc_text(a: Arc) -> str:
-    return f"{a[0]}->{a[1]}#{a[2]}"
+def fifo_model(
+    G: nx.MultiDiGraph, schedule: AnySchedule, *, buffers: Buffers = "default", periodic: bool = True
+) -> FifoModel:
+    """The FIFO model of any accepted schedule form.
 
-
-@dataclass(frozen=True, order=True)
-class Transfer:
-    """One chunk of one tree crossing one tree arc.
-
-    Attributes
+    Parameters
     ----------
-    phase : {"rs", "ag"}
-        ``"rs"``: in-trees (reduce, ReduceScatter); ``"ag"``: out-trees (broadcast, AllGather).
-    set, tree, chunk : int
-        Set index, tree index inside the set, chunk index.
-    arc : (src, dst, key)
-        The tree arc as the data travel (a link of the topology, or routed by ``routes``).
+    G : networkx.MultiDiGraph
+        The topology (a :class:`TreeSchedule`'s arcs and routes are checked against it).
+    schedule : Schedule, TreeSchedule or FifoModel
+    buffers : int, None or "default"
+        Chunk slots per link at the receiver; ``None``: unbounded; ``"default"``: the
+        TreeSchedule's or model's own, 1 (store and forward) for a table.
+    periodic : bool
+        For a table: unroll 2 chunks per entry where the periodicity argument applies (see
+        :mod:`supermesh.verify.fifo`).
 
-    Examples
-    --------
-    >>> str(Transfer("rs", 0, 2, 1, (5, 1, 0)))
-    'rs set 0 tree 2 chunk 1 5->1#0'
-    """
-
-    phase: str
-    set: int
-    tree: int
-    chunk: int
-    arc: Arc
-
-    def __str__(self) -> str:
-        return f"{self.phase} set {self.set} tree {self.tree} chunk {self.chunk} " + _arc_text(
-            self.arc
-        )
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """A pipelined tree collective as it will run (a minimal input for the deadlock check).
-
-    Attributes
-    ----------
-    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce"}
-    in_trees : TreePacking or None
-        In-trees (``direction="in"``) for the RS / reduce phase.
-    out_trees : TreePacking or None
-        Out-trees (``direction="out"``) for the AG / broadcast phase. AllReduce needs both.
-    chunks : int
-        Chunks per tree.
-    order : {"set", "chunk"}
-        Standard FIFO order: by phase, then set, chunk (``"set"``; the sets sit in set order)
-        or chunk, set (``"chunk"``), then leaves first (RS) / root first (AG).
-    fifo : mapping of link -> sequence of Transfer, optional
-        Explicit FIFO orders for some links (each a permutation of the transfers crossing that
-        link); the other links use the standard order.
-    routes : mapping of tree arc -> sequence of links, optional
-        Multi-hop sends: a tree arc ``(u, w, key)`` sent along the path of links given.
-    buffers : int or None
-        Chunk slots per link at its receiver (default 1: store and forward); ``None``: unbounded.
-    """
-
-    collective: str
-    in_trees: TreePacking | None = None
-    out_trees: TreePacking | None = None
-    chunks: int = 1
-    order: str = "set"
-    fifo: Mapping[Arc, Sequence[Transfer]] | None = field(default=None, compare=False)
-    routes: Mapping[Arc, Sequence[Arc]] | None = field(default=None, compare=False)
-    buffers: int | None = 1
-
-    def __post_init__(self) -> None:
-        if self.collective not in COLLECTIVES:
-            raise SupermeshError(
-                f"unknown collective {self.collective!r}",
-                hint=f"use one of: {', '.join(COLLECTIVES)}",
-            )
-        for phase in COLLECTIVES[self.collective]:
-            packing, want, name = (
-                (self.in_trees, "in", "in_trees")
-                if phase == "rs"
-                else (self.out_trees, "out", "out_trees")
-            )
-            if packing is None or packing.direction != want:
-                raise SupermeshError(
-                    f"a {self.collective} schedule needs {name} (a packing with direction {want!r})"
-                )
-        if not isinstance(self.chunks, int) or self.chunks < 1:
-            raise SupermeshError(f"chunks={self.chunks!r} is not a positive integer")
-        if self.order not in ORDERS:
-            raise SupermeshError(f"order {self.order!r} is not one of {ORDERS}")
-        if self.buffers is not None and (not isinstance(self.buffers, int) or self.buffers < 1):
-            raise SupermeshError(f"buffers={self.buffers!r} is not a positive integer or None")
-
-    def packing(self, phase: str) -> TreePacking:
-        """The packing of ``phase`` (``"rs"`` -> in-trees, ``"ag"`` -> out-trees)."""
-        p = self.in_trees if phase == "rs" else self.out_trees
-        if p is None:
-            raise SupermeshError(f"this {self.collective} schedule has no {phase} phase")
-        return p
-
-
-def transfers(schedule: Schedule) -> list[Transfer]:
-    """Every transfer of the schedule, phase by phase, set by set, tree by tree, chunk by chunk.
-
-    Examples
-    --------
-    >>> t = Tree(root=0, arcs=((0, 1, 0),), height=1)
-    >>> from supermesh.trees.model import TreeSet
-    >>> p = TreePacking("mesh:1x2", "out", "feasible", (TreeSet((t,)),))
-    >>> len(transfers(Schedule("broadcast", out_trees=p, chunks=3)))
-    3
-    """
-    out = []
-    for phase in COLLECTIVES[schedule.collective]:
-        for s, tree_set in enumerate(schedule.packing(phase).sets):
-            for t, tree in enumerate(tree_set.trees):
-                for c in range(schedule.chunks):
-                    out += [Transfer(phase, s, t, c, a) for a in tree.arcs]
-    return out
-
-
-def _hops(G: nx.MultiDiGraph, schedule: Schedule, arc: Arc) -> tuple[Arc, ...]:
-    routes = schedule.routes or {}
-    if arc not in routes:
-        if not G.has_edge(*arc):
-            raise SupermeshError(
-                f"tree arc {_arc_text(arc)} is not a link of the topology and has no route",
-                hint="check the trees with supermesh verify, or give the multi-hop route",
-            )
-        return (arc,)
-    path: tuple[Arc, ...] = tuple((int(h[0]), int(h[1]), int(h[2])) for h in routes[arc])
-    ok = bool(path) and path[0][0] == arc[0] and path[-1][1] == arc[1]
-    ok = ok and all(a[1] == b[0] for a, b in itertools.pairwise(path))
-    if not ok or len(set(path)) != len(path) or not all(G.has_edge(*h) for h in path):
-        raise SupermeshError(
-            f"route {[_arc_text(h) for h in path]} of {_arc_text(arc)} is not a path of "
-            "distinct links from its source to its destination"
-        )
-    return path
-
-
-def _depths(tree: Tree, phase: str) -> dict[int, int]:
-    children: dict[int, list[int]] = defaultdict(list)
-    for u, v, _ in tree.arcs:
-        parent, child = (u, v) if phase == "ag" else (v, u)
-        children[parent].append(child)
-    depth = {tree.root: 0}
-    queue = deque([tree.root])
-    while queue:
-        n = queue.popleft()
-        for c in children[n]:
-            if c not in depth:
-                depth[c] = depth[n] + 1
-                queue.append(c)
-    return depth
-
-
-def fifo_orders(G: nx.MultiDiGraph, schedule: Schedule) -> dict[Arc, list[Transfer]]:
-    """The FIFO of every link in use: the transfers crossing it, in service order.
-
-    Links not in ``schedule.fifo`` get the standard order (see :class:`Schedule`).
+    Returns
+    -------
+    FifoModel
 
     Raises
     ------
     SupermeshError
-        If an explicit order is not a permutation of the transfers crossing its link, or a tree
-        arc is neither a link nor routed.
+        On a malformed schedule (see :func:`~supermesh.verify.fifo.table_model` and
+        :func:`~supermesh.verify.tree_schedule.tree_model`) or another type.
     """
-    depths = {
-        (phase, s, t): _depths(tree, phase)
-        for phase in COLLECTIVES[schedule.collective]
-        for s, ts in enumerate(schedule.packing(phase).sets)
-        for t, tree in enumerate(ts.trees)
-    }
-
-    def key(x: Transfer) -> tuple[Any, ...]:
-        d = depths[(x.phase, x.set, x.tree)].get(x.arc[0], 0)
-        level = -d if x.phase == "rs" else d
-        major = (x.set, x.chunk) if schedule.order == "set" else (x.chunk, x.set)
-        return (_RANK[x.phase], *major, level, x.tree, x.arc)
-
-    fifos: dict[Arc, list[Transfer]] = defaultdict(list)
-    for x in transfers(schedule):
-        for h in _hops(G, schedule, x.arc):
-            fifos[h].append(x)
-    for queue in fifos.values():
-        queue.sort(key=key)
-    for raw_link, order in (schedule.fifo or {}).items():
-        link: Arc = (int(raw_link[0]), int(raw_link[1]), int(raw_link[2]))
-        given = list(order)
-        if sorted(given) != sorted(fifos.get(link, [])):
-            extra = set(given) ^ set(fifos.get(link, []))
-            raise SupermeshError(
-                f"explicit FIFO of link {_arc_text(link)} is not a permutation of the transfers "
-                f"crossing it (e.g. {min(extra) if extra else 'a repeated transfer'})"
-            )
-        fifos[link] = given
-    return dict(fifos)
+    if isinstance(schedule, Schedule):
+        return table_model(schedule, buffers=1 if buffers == "default" else buffers,
+                           periodic=periodic)  # fmt: skip
+    if isinstance(schedule, TreeSchedule):
+        model = tree_model(G, schedule)
+    elif isinstance(schedule, FifoModel):
+        model = schedule
+    else:
+        raise SupermeshError(f"cannot analyse a {type(schedule).__name__} for deadlock")
+    return model if buffers == "default" else dataclasses.replace(model, buffers=buffers)
 
 
-def wait_for_graph(G: nx.MultiDiGraph, schedule: Schedule) -> nx.DiGraph:
-    """The wait-for graph of the schedule (see the module docstring).
+def fifo_orders(G: nx.MultiDiGraph, schedule: AnySchedule) -> dict[Arc, list[Transfer]]:
+    """The FIFO of every link in use: the transfers crossing it, in service order.
 
-    Nodes are ``(link, transfer)`` hops and ``"barrier"``; an edge ``x -> y`` with attribute
-    ``reason`` in ``fifo``, ``hop``, ``data``, ``barrier``, ``buffer`` means ``x`` cannot start
-    before ``y`` has started.
+    A table is unrolled over every chunk here.
 
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> from supermesh.trees.model import TreeSet
-    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
-    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
-    >>> W = wait_for_graph(build("mesh:2x2"), Schedule("broadcast", out_trees=p, chunks=2))
-    >>> W.number_of_nodes(), nx.is_directed_acyclic_graph(W)
-    (4, True)
+    Raises
+    ------
+    SupermeshError
+        See :func:`fifo_model`.
     """
-    fifos = fifo_orders(G, schedule)
-    hops = {x: _hops(G, schedule, x.arc) for q in fifos.values() for x in q}
+    return fifo_model(G, schedule, periodic=False).fifos
+
+
+def _wait_graph(model: FifoModel) -> nx.DiGraph:
+    hops = model.hops
     W = nx.DiGraph()
 
     def first(x: Transfer) -> tuple[Arc, Transfer]:
@@ -307,61 +125,60 @@ def wait_for_graph(G: nx.MultiDiGraph, schedule: Schedule) -> nx.DiGraph:
         if not W.has_edge(a, b):
             W.add_edge(a, b, reason=reason, **attrs)
 
-    delivered: dict[tuple[str, int, int, int, int], list[Transfer]] = defaultdict(list)
-    sent: dict[tuple[str, int, int, int, int], list[Transfer]] = defaultdict(list)
     for x, path in hops.items():
         W.add_nodes_from((h, x) for h in path)
-        delivered[(x.phase, x.set, x.tree, x.chunk, x.arc[1])].append(x)
-        sent[(x.phase, x.set, x.tree, x.chunk, x.arc[0])].append(x)
         for before, after in itertools.pairwise(path):
             wait((after, x), (before, x), "hop")
-    for link, queue in fifos.items():
+    for link, queue in model.fifos.items():
         for prev, x in itertools.pairwise(queue):
             wait((link, x), last(prev), "fifo")
-    barrier = schedule.collective == "allreduce"
-    if barrier:
+    if model.barrier is not None:
         W.add_node(BARRIER)
     for x in hops:
-        for y in delivered.get((x.phase, x.set, x.tree, x.chunk, x.arc[0]), ()):
+        for y in model.deps.get(x, ()):
             wait(first(x), last(y), "data")
-        if barrier:
-            if x.phase == "ag":
+        if model.barrier is not None:
+            if x.phase == model.barrier[1]:
                 wait(first(x), BARRIER, "barrier")
-            else:
+            elif x.phase == model.barrier[0]:
                 wait(BARRIER, last(x), "barrier")
-    if schedule.buffers is not None:
-        B = schedule.buffers
-        for link, queue in fifos.items():
+    if model.buffers is not None:
+        B = model.buffers
+        consumers = model.consumers()
+        for link, queue in model.fifos.items():
             into = [x for x in queue if hops[x][-1] == link]
             for earlier, x in zip(into, into[B:], strict=False):
-                consumers = sent.get(
-                    (earlier.phase, earlier.set, earlier.tree, earlier.chunk, earlier.arc[1]), []
-                )
-                for y in consumers:
+                users = consumers.get(earlier, [])
+                for y in users:
                     wait(first(x), last(y), "buffer", buffer=link)
-                if not consumers and hops[x][0] != link:
+                if not users and hops[x][0] != link:
                     wait(first(x), last(earlier), "buffer", buffer=link)
     return W
 
 
-def dependency_graph(G: nx.MultiDiGraph, schedule: Schedule) -> nx.DiGraph:
-    """The channel dependency graph: the wait-for graph merged per link (the coarser view).
+def wait_for_graph(
+    G: nx.MultiDiGraph, schedule: AnySchedule, *, buffers: Buffers = "default"
+) -> nx.DiGraph:
+    """The wait-for graph of the schedule (see the module docstring).
 
-    Nodes are ``("link", arc)``, ``("buffer", arc)`` (the receiver buffer of a link, where
-    ``buffers`` is finite) and ``("barrier", None)``; an edge ``A -> B`` means a transfer holding
-    or queued on ``A`` may wait for ``B``. Edges carry ``count``, the number of entry-level waits
-    merged into them. FIFO waits between entries of one link are not edges (no self-loops).
+    Nodes are ``(link, transfer)`` hops and ``"barrier"``; an edge ``x -> y`` with attribute
+    ``reason`` in ``fifo``, ``hop``, ``data``, ``barrier``, ``buffer`` means ``x`` cannot start
+    before ``y`` has started. A table is unrolled over every chunk.
 
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.model import TreeSet
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
     >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
     >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
-    >>> sorted(dependency_graph(build("mesh:2x2"), Schedule("broadcast", out_trees=p)).edges())
-    [(('link', (1, 3, 0)), ('link', (0, 1, 0)))]
+    >>> W = wait_for_graph(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p, chunks=2))
+    >>> W.number_of_nodes(), nx.is_directed_acyclic_graph(W)
+    (4, True)
     """
-    W = wait_for_graph(G, schedule)
+    return _wait_graph(fifo_model(G, schedule, buffers=buffers, periodic=False))
+
+
+def _coarse(W: nx.DiGraph) -> nx.DiGraph:
     C = nx.DiGraph()
 
     def node(n: Any) -> tuple[str, Arc | None]:
@@ -384,6 +201,28 @@ def dependency_graph(G: nx.MultiDiGraph, schedule: Schedule) -> nx.DiGraph:
         else:
             bump(node(a), node(b))
     return C
+
+
+def dependency_graph(
+    G: nx.MultiDiGraph, schedule: AnySchedule, *, buffers: Buffers = "default"
+) -> nx.DiGraph:
+    """The channel dependency graph: the wait-for graph merged per link (the coarser view).
+
+    Nodes are ``("link", arc)``, ``("buffer", arc)`` (the receiver buffer of a link, where
+    ``buffers`` is finite) and ``("barrier", None)``; an edge ``A -> B`` means a transfer holding
+    or queued on ``A`` may wait for ``B``. Edges carry ``count``, the number of entry-level waits
+    merged into them. FIFO waits between entries of one link are not edges (no self-loops).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> sorted(dependency_graph(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p)).edges())
+    [(('link', (1, 3, 0)), ('link', (0, 1, 0)))]
+    """
+    return _coarse(wait_for_graph(G, schedule, buffers=buffers))
 
 
 @dataclass(frozen=True)
@@ -415,7 +254,10 @@ class DeadlockReport:
         if self.deadlock_free:
             return []
         msg = self.argument + (f" Fix: {self.fix}" if self.fix else "")
-        return [Finding("deadlock-cycle", msg)]
+        cycle = self.cycle or []
+        entry = next((x.entry for _, x in cycle if x is not None and x.entry is not None), None)
+        link = next((a for a, _ in cycle if a is not None), None)
+        return [Finding("deadlock-cycle", msg, arc=link, entry=entry)]
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict; cycle entries as ``{"link": [u, v, k], "transfer": {...}}``."""
@@ -441,7 +283,7 @@ def _entry_text(n: Any) -> str:
     if n == BARRIER:
         return "the global barrier"
     link, x = n
-    hop = "" if link == x.arc else f" (hop {_arc_text(link)})"
+    hop = "" if link == x.arc else f" (hop {arc_text(link)})"
     return f"[{x}{hop}]"
 
 
@@ -449,6 +291,9 @@ def _cycle(W: nx.DiGraph) -> list[tuple[Any, Any]] | None:
     """A short cycle as a list of edges, or None (linear unless a cycle exists)."""
     if nx.is_directed_acyclic_graph(W):
         return None
+    loops = sorted(nx.nodes_with_selfloops(W), key=str)
+    if loops:
+        return [(loops[0], loops[0])]
     comp = min(
         (c for c in nx.strongly_connected_components(W) if len(c) > 1),
         key=lambda c: (len(c), min(map(str, c))),
@@ -464,48 +309,40 @@ def _cycle(W: nx.DiGraph) -> list[tuple[Any, Any]] | None:
     return list(zip(nodes, [*nodes[1:], nodes[0]], strict=True))
 
 
-def _free(G: nx.MultiDiGraph, schedule: Schedule) -> bool:
-    return _cycle(wait_for_graph(G, schedule)) is None
-
-
 def _find_fix(
-    G: nx.MultiDiGraph, schedule: Schedule, W: nx.DiGraph, edges: list[tuple[Any, Any]], tries: int
+    model: FifoModel, W: nx.DiGraph, edges: list[tuple[Any, Any]], tries: int
 ) -> str | None:
-    attempts: list[tuple[str, Schedule]] = []
-    if schedule.fifo:
+    attempts: list[tuple[str, FifoModel]] = []
+    if model.standard is not None:
         attempts.append(
             (
                 "use the standard FIFO order (by set and chunk, then leaves first for RS and "
                 "root first for AG)",
-                dataclasses.replace(schedule, fifo=None),
+                dataclasses.replace(model, fifos=model.standard, standard=None),
             )
         )
-    fifos = fifo_orders(G, schedule)
     for a, b in edges:
         if W[a][b]["reason"] != "fifo":
             continue
         link, x = a
-        queue = list(fifos[link])
+        queue = list(model.fifos[link])
         i = queue.index(x)
         queue[i - 1], queue[i] = queue[i], queue[i - 1]
         attempts.append(
             (
-                f"on link {_arc_text(link)} serve [{x}] before [{queue[i]}]",
-                dataclasses.replace(schedule, fifo={**dict(schedule.fifo or {}), link: queue}),
+                f"on link {arc_text(link)} serve [{x}] before [{queue[i]}]",
+                dataclasses.replace(model, fifos={**model.fifos, link: queue}),
             )
         )
-    if schedule.buffers is not None and any(W[a][b]["reason"] == "buffer" for a, b in edges):
-        most = max(len(q) for q in fifos.values())
-        for slots in sorted({schedule.buffers + 1, 2 * schedule.buffers, most}):
-            if slots > schedule.buffers:
+    if model.buffers is not None and any(W[a][b]["reason"] == "buffer" for a, b in edges):
+        most = max(len(q) for q in model.fifos.values())
+        for slots in sorted({model.buffers + 1, 2 * model.buffers, most}):
+            if slots > model.buffers:
                 attempts.append(
-                    (
-                        f"give every link {slots} buffer slots",
-                        dataclasses.replace(schedule, buffers=slots),
-                    )
+                    (f"give every link {slots} buffer slots", dataclasses.replace(model, buffers=slots))
                 )
     for text, candidate in attempts[:tries]:
-        if _free(G, candidate):
+        if _cycle(_wait_graph(candidate)) is None:
             return text
     if any(W[a][b]["reason"] == "hop" for a, b in edges):
         return (
@@ -515,8 +352,36 @@ def _find_fix(
     return None
 
 
+def _free_argument(model: FifoModel, W: nx.DiGraph, n: int) -> str:
+    C = _coarse(W)
+    how = f" ({model.note})" if model.note else ""
+    if nx.is_directed_acyclic_graph(C):
+        order = [
+            arc_text(v[1]) if v[0] == "link" else v[0]
+            for v in nx.topological_sort(C.reverse(copy=False))
+        ]
+        shown = ", ".join(order[:8]) + (", ..." if len(order) > 8 else "")
+        return (
+            f"the channel dependency graph on {C.number_of_nodes()} links and buffers is "
+            f"acyclic (Dally and Seitz), so no wait can close a loop; a topological order "
+            f"(each waits only for earlier ones) is {shown}{how}"
+        )
+    slots = f"{model.buffers} buffer slot(s) per link" if model.buffers else "unbounded buffers"
+    return (
+        f"the wait-for graph on the {n} FIFO entries is acyclic: by induction along a "
+        f"topological order every entry starts, as each waits only for earlier ones (fixed FIFO "
+        f"order, {slots}); the coarser channel dependency graph on links has cycles, which the "
+        f"FIFO order rules out{how}"
+    )
+
+
 def check_deadlock(
-    G: nx.MultiDiGraph, schedule: Schedule, *, max_fix_tries: int = 12
+    G: nx.MultiDiGraph,
+    schedule: AnySchedule,
+    *,
+    buffers: Buffers = "default",
+    periodic: bool = True,
+    max_fix_tries: int = 12,
 ) -> DeadlockReport:
     """Decide whether a schedule can deadlock, with the argument or a counterexample.
 
@@ -524,8 +389,13 @@ def check_deadlock(
     ----------
     G : networkx.MultiDiGraph
         The topology.
-    schedule : Schedule
-        The collective, its trees, chunks, FIFO orders, routes and buffer slots.
+    schedule : Schedule, TreeSchedule or FifoModel
+        A schedule table, or the collective, its trees, chunks, FIFO orders, routes and buffer
+        slots, or a ready model.
+    buffers : int, None or "default"
+        Chunk slots per link at the receiver (see :func:`fifo_model`; a table defaults to 1).
+    periodic : bool
+        Use the periodicity argument for tables (see :mod:`supermesh.verify.fifo`).
     max_fix_tries : int
         How many candidate fixes (each a full re-check) to try when a cycle is found.
 
@@ -539,50 +409,32 @@ def check_deadlock(
     Raises
     ------
     SupermeshError
-        On a malformed schedule (see :func:`fifo_orders`).
+        On a malformed schedule (see :func:`fifo_model`).
 
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.model import TreeSet
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> from supermesh.trees.schedule import build_schedule
     >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
     >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
-    >>> check_deadlock(build("mesh:2x2"), Schedule("broadcast", out_trees=p)).deadlock_free
+    >>> check_deadlock(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p)).deadlock_free
+    True
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (0, 2, 0), (1, 3, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> table = build_schedule(build("mesh:2x2"), "allreduce", p, chunks=50)
+    >>> check_deadlock(build("mesh:2x2"), table).deadlock_free
     True
     """
-    W = wait_for_graph(G, schedule)
+    model = fifo_model(G, schedule, buffers=buffers, periodic=periodic)
+    W = _wait_graph(model)
     n = sum(1 for v in W if v != BARRIER)
     edges = _cycle(W)
     if edges is None:
-        C = dependency_graph(G, schedule)
-        if nx.is_directed_acyclic_graph(C):
-            order = [
-                _arc_text(v[1]) if v[0] == "link" else v[0]
-                for v in nx.topological_sort(C.reverse(copy=False))
-            ]
-            shown = ", ".join(order[:8]) + (", ..." if len(order) > 8 else "")
-            argument = (
-                f"the channel dependency graph on {C.number_of_nodes()} links and buffers is "
-                f"acyclic (Dally and Seitz), so no wait can close a loop; a topological order "
-                f"(each waits only for earlier ones) is {shown}"
-            )
-        else:
-            argument = (
-                f"the wait-for graph on the {n} FIFO entries is acyclic: by induction along a "
-                "topological order every entry starts, as each waits only for earlier ones "
-                "(fixed FIFO order, "
-                + (
-                    f"{schedule.buffers} buffer slot(s) per link"
-                    if schedule.buffers
-                    else "unbounded buffers"
-                )
-                + "); the coarser channel dependency graph on links has cycles, which the "
-                "FIFO order rules out"
-            )
-        return DeadlockReport(True, argument, entries=n)
+        return DeadlockReport(True, _free_argument(model, W, n), entries=n)
     steps = [f"{_entry_text(a)} waits ({W[a][b]['reason']}) for {_entry_text(b)}" for a, b in edges]
     shown = "; ".join(steps[:10]) + ("; ..." if len(steps) > 10 else "")
     argument = f"deadlock: a cycle of {len(edges)} waiting entries: {shown}."
     cycle = [(None, None) if a == BARRIER else (a[0], a[1]) for a, _ in edges]
-    fix = _find_fix(G, schedule, W, edges, max_fix_tries)
+    fix = _find_fix(model, W, edges, max_fix_tries)
     return DeadlockReport(False, argument, cycle=cycle, fix=fix, entries=n)

@@ -9,6 +9,12 @@
     The topology it names (a spec, or the path of a topology file, relative to the tree file if
     it is not found as given) is built and the packing checked with
     :func:`~supermesh.verify.trees.check_packing`.
+``supermesh-schedule``
+    The topology is found the same way; the table is checked with
+    :func:`~supermesh.verify.schedule.check_schedule` and, unless its dependencies are broken,
+    analysed with :func:`~supermesh.verify.deadlock.check_deadlock` (one buffer slot per link):
+    a cycle is a ``deadlock-cycle`` finding, and the verdict with its argument is in the report
+    (``extra["deadlock"]``).
 
 A document of the wrong shape (not an object, a field of the wrong type) raises
 :class:`~supermesh.errors.InputFileError`; everything that can be said about a well-formed
@@ -19,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +34,21 @@ from supermesh.topologies.io import from_json, read_json_file
 from supermesh.topologies.model import ARC_CLASSES, NODE_KINDS, arcs
 from supermesh.topologies.spec import build, parse_spec
 from supermesh.trees.model import TreePacking
+from supermesh.trees.schedule_model import Schedule
+from supermesh.verify.deadlock import check_deadlock
+from supermesh.verify.fifo import PERIODIC_CHUNKS, is_periodic
 from supermesh.verify.findings import Finding
+from supermesh.verify.schedule import check_schedule
 from supermesh.verify.trees import check_packing
 
-__all__ = ["MAX_CHIPLETS", "FileReport", "check_document", "check_file"]
+__all__ = ["MAX_CHIPLETS", "MAX_TRANSFERS", "FileReport", "check_document", "check_file"]
 
 MAX_CHIPLETS = 100_000
 """Largest topology a tree file may name (a guard against specs that would never finish)."""
+MAX_TRANSFERS = 2_000_000
+"""Largest number of (entry, chunk) transfers the deadlock analysis of a file unrolls."""
+_BLOCKING = {"entry-id", "bad-field", "dep-missing", "dep-chunks"}
+"""Schedule findings that leave the FIFO model undefined (no deadlock analysis then)."""
 
 
 @dataclass(frozen=True)
@@ -45,16 +59,19 @@ class FileReport:
     ----------
     source : str
         The file (or a label for an in-memory document).
-    kind : {"topology", "trees"}
+    kind : {"topology", "trees", "schedule"}
     summary : str
         One line describing what was checked.
     findings : tuple of Finding
+    extra : dict
+        Further JSON-ready results (``"deadlock"``: the deadlock report of a schedule).
     """
 
     source: str
     kind: str
     summary: str
     findings: tuple[Finding, ...]
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -72,6 +89,7 @@ class FileReport:
             "errors": n_err,
             "warnings": len(self.findings) - n_err,
             "findings": [f.to_json() for f in self.findings],
+            **self.extra,
         }
 
 
@@ -330,10 +348,48 @@ def _check_trees(doc: dict[str, Any], source: str, base_dir: Path | None) -> Fil
     return FileReport(source, "trees", summary, tuple(found))
 
 
+def _deadlock(G: Any, schedule: Schedule, found: list[Finding]) -> tuple[str, dict[str, Any]]:
+    """The deadlock verdict for the summary line, the report's extra part; extends ``found``."""
+    if any(f.code in _BLOCKING for f in found):
+        found.append(Finding("deadlock-unchecked", "deadlock not analysed: the entries or their "
+                             "dependencies are malformed (see the errors above)", "warning"))  # fmt: skip
+        return "deadlock not analysed", {"deadlock": None}
+    periodic = is_periodic(schedule)
+    lengths = [max(0, e.chunk_last - e.chunk_first + 1) for e in schedule.entries]
+    size = sum(min(n, PERIODIC_CHUNKS) if periodic else n for n in lengths)
+    if size > MAX_TRANSFERS:
+        found.append(Finding("deadlock-unchecked", f"deadlock not analysed: {size} transfers "
+                             f"to unroll (more than {MAX_TRANSFERS})", "warning"))  # fmt: skip
+        return "deadlock not analysed", {"deadlock": None}
+    try:
+        report = check_deadlock(G, schedule)
+    except SupermeshError as exc:
+        found.append(Finding("deadlock-unchecked", f"deadlock not analysed: {exc}", "warning"))
+        return "deadlock not analysed", {"deadlock": None}
+    found += report.findings()
+    verdict = "deadlock-free" if report.deadlock_free else "DEADLOCK"
+    return verdict, {"deadlock": report.to_json()}
+
+
+def _check_schedule(doc: dict[str, Any], source: str, base_dir: Path | None) -> FileReport:
+    try:
+        schedule = Schedule.from_json(doc, source=source)
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise InputFileError(f"{source}: malformed schedule file ({exc})") from None
+    G = _topology_for(schedule.topology, base_dir)
+    found = check_schedule(G, schedule)
+    verdict, extra = _deadlock(G, schedule, found)
+    summary = (
+        f"schedule {schedule.collective} on {schedule.topology}: {len(schedule.entries)} "
+        f"entries, {schedule.chunks} chunk(s) per tree, {verdict}"
+    )
+    return FileReport(source, "schedule", summary, tuple(found), extra)
+
+
 def check_document(
     doc: Any, *, source: str = "document", base_dir: str | Path | None = None
 ) -> FileReport:
-    """Check a parsed JSON document (a topology or a tree file).
+    """Check a parsed JSON document (a topology, tree or schedule file).
 
     Parameters
     ----------
@@ -368,9 +424,11 @@ def check_document(
         return _check_topology(doc, source)
     if fmt == "supermesh-trees":
         return _check_trees(doc, source, base)
+    if fmt == "supermesh-schedule":
+        return _check_schedule(doc, source, base)
     raise InputFileError(
         f"{source} has format {fmt!r}, which verify does not read",
-        hint="verify reads supermesh-topology and supermesh-trees files",
+        hint="verify reads supermesh-topology, supermesh-trees and supermesh-schedule files",
     )
 
 

@@ -19,6 +19,13 @@ Codes (stable; tests and scripts may match on them)
     ``weak-lower-bound``, ``unreachable``, ``trees-when-infeasible``, ``certificate-missing``,
     ``certificate-malformed``, ``certificate-invalid``, ``deadlock-cycle``, ``spec-mismatch``,
     ``self-loop``, ``bad-attribute``, ``key-gap``, ``isolated-node``.
+
+    Schedule tables (:mod:`supermesh.verify.schedule`): ``entry-id``, ``bad-field``,
+    ``ranks-mismatch``, ``roots-mismatch``, ``table-mismatch``, ``dep-missing``,
+    ``dep-chunks``, ``deps-incomplete``, ``dep-unrelated``, ``fifo-step``, ``fifo-order``,
+    ``chunk-range``, ``chunk-coverage``, ``op-mismatch``, ``depth-mismatch``,
+    ``received-twice``, ``chunk-undelivered``, ``chunk-incomplete``, ``double-count``,
+    ``phase-mismatch``, ``tree-mismatch``, ``deadlock-unchecked``.
 """
 
 from __future__ import annotations
@@ -50,6 +57,8 @@ class Finding:
         The arc involved.
     node : int or None
         The node involved.
+    entry : int or None
+        The schedule table entry involved (schedule findings).
 
     Examples
     --------
@@ -65,6 +74,7 @@ class Finding:
     tree: int | None = None
     arc: tuple[int, int, int] | None = None
     node: int | None = None
+    entry: int | None = None
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:
@@ -85,6 +95,7 @@ class Finding:
             "tree": self.tree,
             "arc": list(self.arc) if self.arc is not None else None,
             "node": self.node,
+            "entry": self.entry,
         }
 
 

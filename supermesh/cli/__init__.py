@@ -37,6 +37,7 @@ _COMMANDS: dict[str, str] = {
     "bound": "bound",
     "trees": "trees",
     "schedule": "schedule",
+    "prove": "prove",
     "sim": "sim", "sweep": "sweep",  # fmt: skip
 }
 

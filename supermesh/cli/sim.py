@@ -123,7 +123,9 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
     show_default=True,
     help="Which collective.",
 )
-@click.option("-s", "--size", default="4MiB", show_default=True, help="Data size (B, KiB, MiB, GiB).")
+@click.option(
+    "-s", "--size", default="4MiB", show_default=True, help="Data size (B, KiB, MiB, GiB)."
+)
 @click.option(
     "-a",
     "--algorithm",
@@ -132,9 +134,7 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
     show_default=True,
     help="Schedule: tree pipelines or a baseline.",
 )
-@click.option(
-    "--preset", type=click.Choice(tuple(PRESETS)), default="booksim", show_default=True
-)
+@click.option("--preset", type=click.Choice(tuple(PRESETS)), default="booksim", show_default=True)
 @click.option(
     "--trees",
     "tree_files",
@@ -142,7 +142,9 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
     type=click.Path(dir_okay=False),
     help="Tree file(s) from `supermesh trees` (one per direction) instead of building trees.",
 )
-@click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+@click.option(
+    "--set", "overrides", multiple=True, metavar="NAME=VALUE", help="Override a parameter."
+)
 @click.option("--time-limit", default=60.0, show_default=True, help="CP-SAT seconds per tree set.")
 @click.option("--no-links", is_flag=True, help="Leave the per-link list out of --json.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON document.")

@@ -82,14 +82,16 @@ def _fmt(value: object, digits: int = 4) -> str:
 @click.argument("specs", nargs=-1, required=True)
 @click.option("--sizes", default="1MiB:512MiB", show_default=True, help="Sizes or LOW:HIGH.")
 @click.option(
-    "--per-chiplet", default=None, help="Sizes per compute chiplet (e.g. 375KiB) instead of --sizes."
+    "--per-chiplet",
+    default=None,
+    help="Sizes per compute chiplet (e.g. 375KiB) instead of --sizes.",
 )
 @click.option("-c", "--collectives", default="allreduce", show_default=True, help="Comma list.")
 @click.option("-a", "--algorithms", default="pipeline", show_default=True, help="Comma list.")
+@click.option("--preset", type=click.Choice(tuple(PRESETS)), default="booksim", show_default=True)
 @click.option(
-    "--preset", type=click.Choice(tuple(PRESETS)), default="booksim", show_default=True
+    "--set", "overrides", multiple=True, metavar="NAME=VALUE", help="Override a parameter."
 )
-@click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
 @click.option("--time-limit", default=60.0, show_default=True, help="CP-SAT seconds per tree set.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write the rows as CSV.")
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as one JSON document.")
@@ -139,13 +141,31 @@ def sweep(
         return
     unit = "s" if params.report == "seconds" else "cycles"
     table = Table(title=f"sweep ({params.name} preset)")
-    for name in ("topology", "collective", "algorithm", "size", f"time ({unit})", "algbw",
-                 "time/bound", "max util", "energy (J)"):
+    for name in (
+        "topology",
+        "collective",
+        "algorithm",
+        "size",
+        f"time ({unit})",
+        "algbw",
+        "time/bound",
+        "max util",
+        "energy (J)",
+    ):
         table.add_column(name)
     for row in rows:
         if row["error"]:
-            table.add_row(row["topology"], row["collective"], row["algorithm"],
-                          format_size(row["bytes"]), f"error: {row['error']}", "", "", "", "")
+            table.add_row(
+                row["topology"],
+                row["collective"],
+                row["algorithm"],
+                format_size(row["bytes"]),
+                f"error: {row['error']}",
+                "",
+                "",
+                "",
+                "",
+            )
             continue
         table.add_row(
             row["topology"],

@@ -1,4 +1,4 @@
-"""``supermesh trees``: arc-disjoint trees with the smallest heights, or the proof there are none."""
+"""``supermesh trees``: arc-disjoint trees of the smallest heights, or the proof there are none."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 import click
+import networkx as nx
 from rich.table import Table
 
 from supermesh.cli import EXIT_FINDINGS
@@ -35,8 +36,8 @@ def run(
     method: str,
     time_limit: float,
     max_height: int | None,
-) -> TreePacking:
-    """Parse the options into a library call and return its packing (the CLI's whole logic)."""
+) -> tuple[nx.MultiDiGraph, TreePacking]:
+    """Parse the options into a library call; return the topology and the packing."""
     from supermesh.trees import baselines
     from supermesh.trees.construct import construct_trees
     from supermesh.trees.packing import pack_trees
@@ -48,7 +49,7 @@ def run(
             raise SpecError(
                 "--method tto picks its own roots (3 corners)", hint="drop --roots and --k"
             )
-        return baselines.tto(G, direction=direction)
+        return G, baselines.tto(G, direction=direction)
     roots = resolve_roots(G, roots_text or "corners")
     if k is not None:
         if not 1 <= k <= len(roots):
@@ -58,12 +59,14 @@ def run(
             )
         roots = roots[:k]
     if method == "algorithm1":
-        return baselines.algorithm1(G, roots, direction=direction)
+        return G, baselines.algorithm1(G, roots, direction=direction)
     if method == "construct":
-        return construct_trees(G, roots, direction=direction)
+        return G, construct_trees(G, roots, direction=direction)
     if time_limit <= 0:
-        raise SpecError(f"--time-limit {time_limit:g} must be positive", hint="e.g. --time-limit 10")
-    return pack_trees(
+        raise SpecError(
+            f"--time-limit {time_limit:g} must be positive", hint="e.g. --time-limit 10"
+        )
+    return G, pack_trees(
         G, roots, direction=direction, time_limit=time_limit, max_height=max_height
     )
 
@@ -96,7 +99,7 @@ def _print_human(p: TreePacking, lower: list[int | None]) -> None:
     table = Table(title=f"{p.topology}: {len(p.trees)} {p.direction}-trees ({p.method})")
     for col in ("tree", "root", "height", "lower bound", "arcs"):
         table.add_column(col, justify="right")
-    for i, (t, lb) in enumerate(zip(p.trees, lower)):
+    for i, (t, lb) in enumerate(zip(p.trees, lower, strict=True)):
         table.add_row(str(i), str(t.root), str(t.height), str(lb), str(len(t.arcs)))
     out.print(table)
     gap = (p.objective or 0) - (p.lower_bound or 0)
@@ -153,14 +156,13 @@ def trees(
     """
     from supermesh.trees.heights import root_eccentricities
 
-    packing = run(spec, roots_text, k, direction, method, time_limit, max_height)
+    G, packing = run(spec, roots_text, k, direction, method, time_limit, max_height)
     doc = packing.to_json()
     if output and packing.status != "infeasible":
         write_text_atomic(output, json.dumps(doc, indent=1) + "\n")
     if as_json:
         emit_json(doc)
     else:
-        G = load_spec(spec)
         roots = [t.root for t in packing.trees]
         _print_human(packing, root_eccentricities(G, roots, direction, packing.span))
     if packing.status == "infeasible":

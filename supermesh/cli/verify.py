@@ -1,4 +1,4 @@
-"""``supermesh verify``: check a topology or tree file and print the findings."""
+"""``supermesh verify``: check a topology, tree or schedule file and print the findings."""
 
 from __future__ import annotations
 
@@ -18,12 +18,15 @@ EXIT_FINDINGS = 1
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON document.")
 def verify(file: str, as_json: bool) -> None:
-    """Check FILE (a supermesh-topology or supermesh-trees JSON file) independently.
+    """Check FILE (a supermesh-topology, -trees or -schedule JSON file) independently.
 
     Trees are re-checked against the topology they name: spanning, rooted where claimed, with the
     claimed heights, arc-disjoint per set (parallel arcs counted), status and bounds consistent,
-    certificates recounted. Exit status: 0 no errors (warnings allowed), 1 errors found, 2
-    unreadable input.
+    certificates recounted. Schedules: every link exists, FIFO steps consistent, every chunk
+    reaches every chiplet that needs it, every reduction holds each rank once and waits for all
+    its inputs; then deadlock freedom (wait-for graph of the link FIFOs, one buffer slot per
+    link), with the argument or a cycle and a fix. Exit status: 0 no errors (warnings allowed),
+    1 errors found, 2 unreadable input.
     """
     report = check_file(file)
     if as_json:
@@ -38,4 +41,7 @@ def verify(file: str, as_json: bool) -> None:
         )
         for f in report.findings:
             out.print(format_finding(f), markup=False)
+        deadlock = report.extra.get("deadlock")
+        if deadlock and deadlock["deadlock_free"]:
+            out.print(f"deadlock-free: {deadlock['argument']}", markup=False)
     sys.exit(EXIT_OK if report.ok else EXIT_FINDINGS)

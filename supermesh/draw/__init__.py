@@ -1,6 +1,39 @@
-"""Drawings (matplotlib, Figure API only; nothing is shown, no pyplot state)."""
+"""Drawings (matplotlib, Figure API only; nothing is shown, no pyplot state).
 
-from supermesh.draw.common import figure_format, save_figure
+Every function returns a ``matplotlib.figure.Figure``; :func:`save_figure` writes it as png, svg or
+pdf. Topologies (:func:`draw_topology`), trees one panel each (:func:`draw_trees`), root sets with
+their heights (:func:`draw_root_sets`), the pipeline over time (:func:`draw_pipeline`), link
+utilisation on the layout and over time (:func:`draw_utilization`,
+:func:`draw_utilization_timeseries`) and sweep curves (:func:`draw_sweep`, :func:`draw_speedup`).
+"""
+
+from supermesh.draw.common import figure_format, gallery_output, gallery_quick, save_figure
+from supermesh.draw.curves import draw_speedup, draw_sweep
+from supermesh.draw.pipeline import Timeline, Transfer, draw_pipeline, pipeline_timeline
 from supermesh.draw.topology import draw_topology
+from supermesh.draw.trees import draw_root_sets, draw_trees, tree_depth_map
+from supermesh.draw.utilization import (
+    draw_utilization,
+    draw_utilization_timeseries,
+    utilization_colorbar,
+)
 
-__all__ = ["draw_topology", "figure_format", "save_figure"]
+__all__ = [
+    "Timeline",
+    "Transfer",
+    "draw_pipeline",
+    "draw_root_sets",
+    "draw_speedup",
+    "draw_sweep",
+    "draw_topology",
+    "draw_trees",
+    "draw_utilization",
+    "draw_utilization_timeseries",
+    "figure_format",
+    "gallery_output",
+    "gallery_quick",
+    "pipeline_timeline",
+    "save_figure",
+    "tree_depth_map",
+    "utilization_colorbar",
+]

@@ -7,6 +7,7 @@ shown, safe under any backend. Coordinates are chiplet pitches (a node's ``pos``
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
+from matplotlib.colors import to_rgb
+from matplotlib.figure import Figure, FigureBase
 
 from supermesh.errors import SupermeshError
 
@@ -24,15 +26,23 @@ Point = Sequence[float] | np.ndarray
 __all__ = [
     "ARC_STYLES",
     "FIGURE_FORMATS",
+    "GALLERY_DIR_ENV",
+    "GALLERY_QUICK_ENV",
     "NODE_STYLES",
+    "TREE_COLORS",
     "ArcStyle",
     "NodeStyle",
     "Point",
     "curved_path",
     "figure_format",
+    "gallery_output",
+    "gallery_quick",
+    "lighten",
     "new_figure",
+    "panel_figure",
     "s_path",
     "save_figure",
+    "tree_color",
     "trim_path",
 ]
 
@@ -73,6 +83,99 @@ NODE_STYLES: dict[str, NodeStyle] = {
     "router": NodeStyle("#f4f4f4", "#404040", "router", "diamond"),
 }
 """Fill, outline, legend label and shape per node kind."""
+
+TREE_COLORS: tuple[str, ...] = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#7f7f7f",
+)
+"""Colours of trees and root sets, in order (tab10 without the red of added links)."""
+
+GALLERY_DIR_ENV = "SUPERMESH_GALLERY_DIR"
+"""Environment variable: the folder gallery scripts write their images to."""
+
+GALLERY_QUICK_ENV = "SUPERMESH_GALLERY_QUICK"
+"""Environment variable: when set to 1, gallery scripts run fewer sizes and shorter solves."""
+
+
+def tree_color(i: int) -> str:
+    """Colour of the ``i``-th tree or set (cycling through :data:`TREE_COLORS`).
+
+    Examples
+    --------
+    >>> tree_color(0), tree_color(len(TREE_COLORS))
+    ('#1f77b4', '#1f77b4')
+    """
+    return TREE_COLORS[i % len(TREE_COLORS)]
+
+
+def lighten(color: str, amount: float) -> tuple[float, float, float]:
+    """``color`` mixed with white: ``amount`` 0 keeps it, 1 gives white.
+
+    Examples
+    --------
+    >>> lighten("#000000", 0.5)
+    (0.5, 0.5, 0.5)
+    """
+    rgb = np.asarray(to_rgb(color))
+    r, g, b = (rgb + (1.0 - rgb) * float(amount)).tolist()
+    return (r, g, b)
+
+
+def panel_figure(
+    count: int, ncols: int, width: float, height: float, *, fig: FigureBase | None = None
+) -> tuple[FigureBase, list[Axes]]:
+    """A constrained-layout Figure with ``count`` panels of ``width x height`` inches.
+
+    Panels fill ``ncols`` columns row by row; with ``fig`` given (a Figure or a SubFigure), the
+    panels are made in it (it must be empty).
+
+    Raises
+    ------
+    SupermeshError
+        If ``count`` is not positive or ``fig`` already holds axes.
+    """
+    if count < 1:
+        raise SupermeshError("nothing to draw", hint="pass at least one tree or result")
+    ncols = max(1, min(ncols, count))
+    nrows = -(-count // ncols)
+    if fig is None:
+        fig = Figure(figsize=(ncols * width, nrows * height), layout="constrained")
+    elif fig.axes:
+        raise SupermeshError(
+            "the figure passed in already has axes",
+            hint="pass an empty Figure (or none: one is made)",
+        )
+    grid = fig.add_gridspec(nrows, ncols)
+    axes = [fig.add_subplot(grid[i // ncols, i % ncols]) for i in range(count)]
+    return fig, axes
+
+
+def gallery_output(script: str | Path, argv: Sequence[str] | None = None) -> Path:
+    """Where a gallery script writes its image: ``<dir>/<script name>.png``.
+
+    ``<dir>`` is the first command-line argument, else the folder named by the environment
+    variable :data:`GALLERY_DIR_ENV`, else the script's own folder.
+
+    Examples
+    --------
+    >>> gallery_output("gallery/plot_x.py", ["out"]).as_posix()
+    'out/plot_x.png'
+    """
+    args = list(argv) if argv is not None else sys.argv[1:]
+    folder = args[0] if args else os.environ.get(GALLERY_DIR_ENV) or Path(script).parent
+    return Path(folder) / (Path(script).stem + ".png")
+
+
+def gallery_quick() -> bool:
+    """True when :data:`GALLERY_QUICK_ENV` is ``1``: gallery scripts then do less work."""
+    return os.environ.get(GALLERY_QUICK_ENV, "") == "1"
 
 
 def figure_format(path: str | Path) -> str:
@@ -124,10 +227,17 @@ def save_figure(fig: Figure, path: str | Path, *, dpi: int = 150) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fig.savefig(fh, format=fmt, dpi=dpi, bbox_inches="tight", metadata=_metadata(fmt))
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _metadata(fmt: str) -> dict[str, str | None]:

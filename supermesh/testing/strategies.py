@@ -9,6 +9,9 @@
 * :func:`root_lists`: random root lists (repeats allowed).
 * :func:`arborescences` / :func:`tree_sets`: random valid spanning arborescences (random
   search order, relay leaves pruned, exact heights) and sets of arc-disjoint ones.
+* :func:`collective_packings` / :func:`schedules`: tree packings shaped for a collective (one
+  tree per chiplet for ReduceScatter / AllGather, one shared root for Broadcast / Reduce) and the
+  schedule tables :func:`supermesh.trees.schedule.build_schedule` makes from them.
 
 Examples
 --------
@@ -33,13 +36,16 @@ from hypothesis import strategies as st
 
 from supermesh.topologies.model import add_arc, add_node, new_topology
 from supermesh.topologies.spec import build
-from supermesh.trees.model import Tree, TreeSet
+from supermesh.trees.model import Tree, TreePacking, TreeSet
+from supermesh.trees.schedule_model import COLLECTIVES, Schedule
 
 __all__ = [
     "FAMILY_SPACES",
     "arborescences",
+    "collective_packings",
     "multidigraphs",
     "root_lists",
+    "schedules",
     "topologies",
     "topology_specs",
     "tree_sets",
@@ -305,3 +311,51 @@ def tree_sets(
         used += t.arcs
         trees.append(t)
     return TreeSet(tuple(trees), lower_bound=None)
+
+
+@st.composite
+def collective_packings(
+    draw: Draw, G: nx.MultiDiGraph, collective: str, *, k: int = 2, direction: str | None = None
+) -> TreePacking:
+    """A packing of random arc-disjoint trees shaped for ``collective``.
+
+    ReduceScatter / AllGather: one tree rooted at every compute chiplet, in sets of at most
+    ``k``; Broadcast / Reduce: ``k`` trees sharing one random root; AllReduce: ``k`` trees with
+    random roots. ``direction`` (default drawn) is ``"out"`` or ``"in"``. Needs a graph where
+    :func:`tree_sets` succeeds (``multidigraphs(..., multiplicity=k, symmetric=True)``).
+    """
+    d = direction or draw(st.sampled_from(["out", "in"]))
+    if collective in ("reducescatter", "allgather"):
+        compute = sorted(n for n, kind in G.nodes(data="kind") if kind == "compute")
+        order = draw(st.permutations(compute))
+        groups = [list(order[i : i + k]) for i in range(0, len(order), k)]
+    elif collective in ("broadcast", "reduce"):
+        groups = [[draw(root_lists(G, 1))[0]] * k]
+    else:
+        groups = [draw(root_lists(G, k))]
+    sets = tuple(draw(tree_sets(G, roots=g, direction=d)) for g in groups)
+    return TreePacking(str(G.graph.get("spec", "random")), d, "feasible", sets)
+
+
+@st.composite
+def schedules(
+    draw: Draw,
+    G: nx.MultiDiGraph | None = None,
+    collectives: Sequence[str] = COLLECTIVES,
+    *,
+    k: int = 2,
+    max_chunks: int = 3,
+) -> tuple[nx.MultiDiGraph, TreePacking, Schedule]:
+    """``(G, packing, schedule)``: a schedule table built from :func:`collective_packings`.
+
+    ``G`` defaults to a small symmetric random graph with every arc doubled (relays allowed).
+    """
+    from supermesh.trees.schedule import build_schedule
+
+    if G is None:
+        G = draw(multidigraphs(max_nodes=5, max_arcs=6, symmetric=True, multiplicity=k,
+                               memory=True))  # fmt: skip
+    collective = draw(st.sampled_from(list(collectives)))
+    packing = draw(collective_packings(G, collective, k=k))
+    chunks = draw(st.integers(1, max_chunks))
+    return G, packing, build_schedule(G, collective, packing, chunks=chunks)

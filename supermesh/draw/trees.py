@@ -1,0 +1,415 @@
+"""Draw trees (one panel per tree, on the topology's layout) and root sets with their heights.
+
+Every tree arc is drawn on the lane of the physical link it uses, so two trees that share a
+doubled link appear as two separate lines, one per copy (:mod:`supermesh.draw.geometry`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+import networkx as nx
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure, FigureBase
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from supermesh.draw.common import ARC_STYLES, lighten, new_figure, panel_figure, tree_color
+from supermesh.draw.geometry import Lane, arc_lanes, draw_boxes, drawn_lanes
+from supermesh.errors import TopologyError
+from supermesh.trees.heights import tree_depths
+from supermesh.trees.model import Tree, TreePacking, TreeSet
+
+__all__ = ["draw_root_sets", "draw_trees", "tree_depth_map"]
+
+TreesLike = TreePacking | TreeSet | Sequence[Tree]
+SetsLike = TreePacking | Sequence[TreeSet] | Sequence[Sequence[int]]
+
+_ADDED_DASH = (0, (2.2, 1.2))
+_OTHER = ARC_STYLES["other"]
+
+
+def _direction(tree: Tree, direction: str | None) -> str:
+    if direction is not None:
+        return direction
+    return "in" if any(v == tree.root for _, v, _ in tree.arcs) else "out"
+
+
+def tree_depth_map(tree: Tree, direction: str | None = None) -> dict[int, int]:
+    """Hops from the root of every node of ``tree``.
+
+    Parameters
+    ----------
+    tree : Tree
+    direction : {"out", "in"}, optional
+        How the arcs are stored (parent -> child for out-trees, child -> parent for in-trees).
+        By default it is read off the tree: an in-tree has arcs into its root.
+
+    Returns
+    -------
+    dict
+        Node -> depth (the root has depth 0).
+
+    Raises
+    ------
+    TopologyError
+        If the arcs do not form a tree hanging from the root.
+
+    Examples
+    --------
+    >>> tree_depth_map(Tree(root=0, arcs=((0, 1, 0), (1, 2, 0)), height=2))
+    {0: 0, 1: 1, 2: 2}
+    >>> tree_depth_map(Tree(root=0, arcs=((1, 0, 0), (2, 1, 0)), height=2))
+    {0: 0, 1: 1, 2: 2}
+    """
+    way = _direction(tree, direction)
+    parents = {v: u for u, v, _ in tree.arcs} if way == "out" else {u: v for u, v, _ in tree.arcs}
+    try:
+        return tree_depths(tree.root, parents)
+    except ValueError:
+        raise TopologyError(
+            f"the arcs of the tree rooted at {tree.root} do not form a tree from its root",
+            hint="check the tree file (and its direction: out-trees store parent -> child)",
+        ) from None
+
+
+def _check_arcs(G: nx.MultiDiGraph, tree: Tree) -> None:
+    for arc in tree.arcs:
+        if not G.has_edge(*arc):
+            raise TopologyError(
+                f"tree rooted at {tree.root} uses arc {arc[0]}->{arc[1]} (key {arc[2]}), "
+                f"which {G.graph.get('name', 'the topology')} does not have",
+                hint="draw the trees on the topology they were made for",
+            )
+
+
+def _scale(G: nx.MultiDiGraph, budget: float, cap: float) -> tuple[float, float, float]:
+    """Inches per pitch and the drawing's span (x, y) in pitches."""
+    pos = np.array([p for _, p in G.nodes(data="pos")], dtype=float).reshape(-1, 2)
+    span_x, span_y = (np.ptp(pos, axis=0) + 1.0) if len(pos) else (1.0, 1.0)
+    return min(cap, budget / max(span_x, span_y, 1.0)), float(span_x), float(span_y)
+
+
+def _link_lanes(
+    ax: Axes, lanes: dict[tuple[int, int, int], Lane], lw: float, fade: float = 0.0
+) -> None:
+    """Every drawn lane once in its class colour, mixed with white by ``fade``."""
+    drawn = drawn_lanes(lanes)
+    colors = [lighten(ARC_STYLES.get(lane.cls, _OTHER).color, fade) for lane in drawn]
+    coll = LineCollection(
+        [lane.points() for lane in drawn], colors=colors, linewidths=lw, zorder=1.5,
+        capstyle="butt",
+    )
+    coll.set_gid("links")
+    ax.add_collection(coll, autolim=True)
+
+
+def _finish(ax: Axes) -> None:
+    ax.set_aspect("equal")
+    ax.autoscale_view()
+    ax.margins(0.04)
+    ax.axis("off")
+
+
+def _tree_panel(
+    ax: Axes,
+    G: nx.MultiDiGraph,
+    lanes: dict[tuple[int, int, int], Lane],
+    tree: Tree,
+    color: str,
+    direction: str | None,
+    scale: float,
+    labels: bool,
+) -> None:
+    depth = tree_depth_map(tree, direction)
+    lw = float(np.clip(3.0 * scale, 0.8, 2.4))
+    _link_lanes(ax, lanes, lw * 0.55, 0.72)
+    paths = [lanes[a].points() for a in tree.arcs]
+    styles = ["solid" if lanes[a].cls != "added" else _ADDED_DASH for a in tree.arcs]
+    coll = LineCollection(
+        paths, colors=color, linewidths=lw, linestyles=styles, zorder=2.5, capstyle="butt"
+    )
+    coll.set_gid("tree")
+    ax.add_collection(coll, autolim=True)
+    faces = {n: "#f7f7f7" for n in G.nodes if n not in depth}
+    faces[tree.root] = lighten(color, 0.35)
+    edges = {n: "#b0b0b0" for n in G.nodes if n not in depth}
+    edges[tree.root] = color
+    boxes = draw_boxes(ax, G, faces=faces, edges=edges, widths={tree.root: 2.2})
+    size = float(np.clip(20.0 * scale, 5.0, 10.0))
+    for n, d in sorted(depth.items()):
+        x, y = G.nodes[n]["pos"]
+        text = ax.text(
+            x, y, str(d), ha="center", va="center", fontsize=size, weight="bold", zorder=4
+        )
+        text.set_gid("depth")
+    if labels:
+        for n in sorted(G.nodes):
+            (x, y), (hx, hy) = G.nodes[n]["pos"], boxes[n]
+            text = ax.text(
+                x - hx + 0.04,
+                y + hy - 0.03,
+                str(n),
+                ha="left",
+                va="top",
+                fontsize=size * 0.55,
+                color="#505050",
+                zorder=4,
+            )
+            text.set_gid("node-id")
+    _finish(ax)
+
+
+def _flatten(trees: TreesLike) -> tuple[list[tuple[int | None, Tree]], str | None]:
+    """(set index or None, tree) pairs and the packing's direction."""
+    if isinstance(trees, TreePacking):
+        many = len(trees.sets) > 1
+        return [
+            (s if many else None, t) for s, ts in enumerate(trees.sets) for t in ts.trees
+        ], trees.direction
+    if isinstance(trees, TreeSet):
+        return [(None, t) for t in trees.trees], None
+    return [(None, t) for t in trees], None
+
+
+def draw_trees(
+    G: nx.MultiDiGraph,
+    trees: TreesLike,
+    fig: FigureBase | None = None,
+    *,
+    direction: str | None = None,
+    ncols: int = 4,
+    labels: bool = True,
+    legend: bool = True,
+    title: str | None = None,
+) -> Figure:
+    """One panel per tree on the topology's layout; return the matplotlib Figure.
+
+    Each panel shows the whole topology faded (mesh links grey, added links pale red), the tree's
+    arcs in the tree's colour on the lane of the copy they use (dashed on an added link), the
+    depth of every node of the tree (bold, hops from the root), the root's box filled and
+    outlined in the tree's colour, and nodes the tree does not reach greyed out.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology the trees were made for.
+    trees : TreePacking, TreeSet or sequence of Tree
+        Every tree of every set gets a panel, titled with its set (when there are several), root
+        and height.
+    fig : matplotlib Figure or SubFigure, optional
+        An empty (sub)figure to draw into; by default a new Figure is made.
+    direction : {"out", "in"}, optional
+        How the arcs are stored; by default the packing's, else read off each tree.
+    ncols : int
+        Panels per row.
+    labels : bool
+        Write each node's id small in the corner of its box.
+    legend : bool
+        Add the legend below the panels.
+    title : str, optional
+        Title above the panels; defaults to the topology's name.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The (root) figure.
+
+    Raises
+    ------
+    SupermeshError
+        No trees, or ``fig`` is not empty.
+    TopologyError
+        A tree uses an arc the topology lacks, or its arcs are not a tree.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.closedform import corner_trees
+    >>> G = build("smbi:4x4")
+    >>> fig = draw_trees(G, corner_trees(G))
+    >>> len(fig.axes), [t.get_text() for t in fig.axes[0].texts if t.get_gid() == "depth"][:4]
+    (4, ['0', '1', '2', '3'])
+    """
+    items, packing_direction = _flatten(trees)
+    direction = direction or packing_direction
+    for _, tree in items:
+        _check_arcs(G, tree)
+    scale, span_x, span_y = _scale(G, 4.5, 0.55)
+    fig, axes = panel_figure(
+        len(items), ncols, span_x * scale + 0.25, span_y * scale + 0.45, fig=fig
+    )
+    lanes = arc_lanes(G)
+    for i, (ax, (s, tree)) in enumerate(zip(axes, items, strict=True)):
+        color = tree_color(i)
+        _tree_panel(ax, G, lanes, tree, color, direction, scale, labels)
+        head = f"set {s + 1}, " if s is not None else ""
+        ax.set_title(
+            f"{head}tree {i + 1}: root {tree.root}, height {tree.height}", fontsize=8, color=color
+        )
+    fig.suptitle(title if title is not None else G.graph.get("name", ""), fontsize=10)
+    if legend:
+        _trees_legend(fig, G)
+    return cast(Figure, fig.get_figure(root=True))
+
+
+def _trees_legend(fig: FigureBase, G: nx.MultiDiGraph) -> None:
+    ink = "#303030"
+    classes = {c for _, _, c in G.edges(data="cls")}
+    handles: list[Line2D | Patch] = [Line2D([], [], color=ink, lw=2, label="tree arc")]
+    if "added" in classes:
+        handles.append(
+            Line2D([], [], color=ink, lw=2, ls=_ADDED_DASH, label="tree arc on an added link")
+        )
+    handles += [
+        Line2D([], [], color=lighten(ARC_STYLES[c].color, 0.72), lw=1.5, label=ARC_STYLES[c].label)
+        for c in ARC_STYLES
+        if c in classes
+    ]
+    handles += [
+        Patch(facecolor=lighten(ink, 0.7), edgecolor=ink, lw=2, label="root"),
+        Line2D([], [], color=ink, lw=0, marker="$3$", markersize=7, label="depth (hops)"),
+    ]
+    fig.legend(
+        handles=handles, loc="outside lower center", ncols=len(handles), frameon=False, fontsize=8
+    )
+
+
+def _sets_of(sets: SetsLike) -> list[tuple[list[int], int | None, int | None]]:
+    """(roots, height, lower bound) per set."""
+    groups = sets.sets if isinstance(sets, TreePacking) else sets
+    out: list[tuple[list[int], int | None, int | None]] = []
+    for s in groups:
+        if isinstance(s, TreeSet):
+            out.append((s.roots, s.height, s.lower_bound))
+        else:
+            out.append(([int(r) for r in s], None, None))
+    return out
+
+
+def draw_root_sets(
+    G: nx.MultiDiGraph,
+    sets: SetsLike,
+    ax: Axes | None = None,
+    *,
+    heights: Sequence[int | None] | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Root sets on the topology's layout: each set's roots in its colour, heights in the legend.
+
+    This is the paper's figure 8 (root selection for pipelined ReduceScatter / AllGather): the
+    roots run set after set, and a set is as slow as its tallest tree.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    sets : TreePacking, sequence of TreeSet, or sequence of root lists
+        The sets in the order they run.
+    ax : matplotlib Axes, optional
+        Draw into this Axes (the legend goes right of it); by default a new Figure.
+    heights : sequence of int, optional
+        Height of each set when ``sets`` are plain root lists.
+    title : str, optional
+        Defaults to the topology's name.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    SupermeshError
+        No sets, or ``heights`` of the wrong length.
+    TopologyError
+        A root that is not a node of ``G``.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> fig = draw_root_sets(build("smalter:4x4"), [[0, 3, 15, 12], [1, 7, 14, 8]], heights=[6, 5])
+    >>> [t.get_text() for t in fig.legends[0].get_texts()]
+    ['set 1: roots 0, 3, 15, 12; height 6', 'set 2: roots 1, 7, 14, 8; height 5']
+    """
+    from supermesh.errors import SupermeshError
+
+    groups = _sets_of(sets)
+    if not groups:
+        raise SupermeshError("no root sets to draw", hint="pass at least one set")
+    if heights is not None:
+        if len(heights) != len(groups):
+            raise SupermeshError(
+                f"{len(heights)} heights for {len(groups)} sets",
+                hint="give one height per set (or None)",
+            )
+        groups = [(r, h, lb) for (r, _, lb), h in zip(groups, heights, strict=True)]
+    set_of: dict[int, int] = {}
+    for i, (roots, _, _) in enumerate(groups):
+        for r in roots:
+            if r not in G:
+                raise TopologyError(f"root {r} is not a node of {G.graph.get('name', 'G')}")
+            set_of.setdefault(r, i)
+    scale, span_x, span_y = _scale(G, 7.0, 0.7)
+    own = ax is None
+    if ax is None:
+        fig, ax = new_figure(span_x * scale + 3.2, span_y * scale + 0.6)
+    else:
+        fig = cast(Figure, ax.get_figure(root=True))
+    lanes = arc_lanes(G)
+    _link_lanes(ax, lanes, float(np.clip(2.4 * scale, 0.6, 1.8)))
+    faces = {n: lighten(tree_color(i), 0.45) for n, i in set_of.items()}
+    edges = {n: tree_color(i) for n, i in set_of.items()}
+    boxes = draw_boxes(ax, G, faces=faces, edges=edges, widths=dict.fromkeys(set_of, 2.0))
+    size = float(np.clip(13.0 * scale, 5.0, 9.0))
+    for n in sorted(G.nodes):
+        (x, y), (_, hy) = G.nodes[n]["pos"], boxes[n]
+        ax.text(x, y + 0.25 * hy, str(n), ha="center", va="center", fontsize=size, zorder=4)
+        if n in set_of:
+            text = ax.text(
+                x,
+                y - 0.45 * hy,
+                f"S{set_of[n] + 1}",
+                ha="center",
+                va="center",
+                fontsize=size * 0.8,
+                weight="bold",
+                color="#202020",
+                zorder=4,
+            )
+            text.set_gid("set")
+    _finish(ax)
+    ax.set_title(title if title is not None else G.graph.get("name", ""), fontsize=10)
+    handles = [
+        Patch(
+            facecolor=lighten(tree_color(i), 0.45),
+            edgecolor=tree_color(i),
+            lw=2,
+            label=_set_label(i, roots, h, lb),
+        )
+        for i, (roots, h, lb) in enumerate(groups)
+    ]
+    classes = {lane.cls for lane in lanes.values()}
+    handles += [
+        Line2D([], [], color=ARC_STYLES[c].color, lw=2, label=ARC_STYLES[c].label)
+        for c in ARC_STYLES
+        if c in classes
+    ]
+    where = {"loc": "outside right upper"} if own else {
+        "loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0
+    }
+    (fig if own else ax).legend(
+        handles=handles, frameon=False, fontsize=8, title="root sets, in run order",
+        title_fontsize=8, alignment="left", **where
+    )
+    return fig
+
+
+def _set_label(i: int, roots: list[int], height: int | None, bound: int | None) -> str:
+    label = f"set {i + 1}: roots {', '.join(map(str, roots))}"
+    if height is not None:
+        label += f"; height {height}"
+        if bound is not None and bound != height:
+            label += f" (bound {bound})"
+    return label

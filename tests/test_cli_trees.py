@@ -1,0 +1,124 @@
+"""``supermesh trees``: JSON shape, exit codes, methods, options, output file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from supermesh.cli import main
+from supermesh.topologies import build
+from supermesh.trees.model import TreePacking
+from supermesh.verify import check_packing
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    try:
+        main(["trees", *args])
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_document(capsys):
+    code, out, _ = run(capsys, "smbi:4x4", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["topology"] == "smbi:4x4"
+    assert doc["direction"] == "out"
+    assert doc["status"] == "optimal"
+    assert doc["lower_bound"] == 6
+    assert [t["root"] for t in doc["trees"]] == [0, 3, 15, 12]
+    assert all(len(a) == 3 for t in doc["trees"] for a in t["arcs"])
+    assert check_packing(build("smbi:4x4"), TreePacking.from_json(doc)) == []
+
+
+def test_human_table(capsys):
+    code, out, _ = run(capsys, "smalter:6x6", "--roots", "sides")
+    assert code == 0
+    assert "status optimal: max height 9, lower bound 9 (proven)" in out
+    assert "lower bound" in out
+
+
+def test_infeasible_prints_certificate_and_exits_1(capsys):
+    code, out, _ = run(capsys, "mesh:4x4", "--json")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["status"] == "infeasible"
+    assert doc["sets"] == []
+    cert = doc["certificate"]
+    assert cert["entering_arcs"] < cert["required"]
+    code, out, _ = run(capsys, "smalter:5x5", "--roots", "sides")
+    assert code == 1
+    assert "Proof (Edmonds)" in out
+
+
+def test_k_and_direction(capsys):
+    code, out, _ = run(
+        capsys, "smalter:5x5", "--roots", "sides", "--k", "2", "--direction", "in", "--json"
+    )
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["direction"] == "in"
+    assert len(doc["trees"]) == 2
+    assert check_packing(build("smalter:5x5"), TreePacking.from_json(doc)) == []
+
+
+@pytest.mark.parametrize("method", ["construct", "algorithm1"])
+def test_methods(capsys, method):
+    code, out, _ = run(capsys, "smbi:5x5", "--method", method, "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["method"] == method
+    assert check_packing(build("smbi:5x5"), TreePacking.from_json(doc)) == []
+
+
+def test_tto(capsys):
+    code, out, _ = run(capsys, "mesh:5x5", "--method", "tto", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["span"] == [v for v in range(25) if v != 20]
+    assert [t["height"] for t in doc["trees"]] == [8, 8, 7]
+
+
+def test_tto_rejects_roots(capsys):
+    code, _, err = run(capsys, "mesh:5x5", "--method", "tto", "--roots", "sides")
+    assert code == 2
+    assert "error:" in err
+    assert "hint:" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--k", "5"], ["--k", "0"], ["--roots", "0,99"], ["--roots", "a,b"], ["--time-limit", "0"]],
+)
+def test_bad_input_exits_2(capsys, args):
+    code, _, err = run(capsys, "smbi:4x4", *args)
+    assert code == 2
+    assert err.startswith("error:")
+
+
+def test_output_file(capsys, tmp_path):
+    path = tmp_path / "t.json"
+    code, out, _ = run(capsys, "smbi:3x3", "-o", str(path))
+    assert code == 0
+    assert "status optimal" in out
+    doc = json.loads(path.read_text())
+    assert doc["format"] == "supermesh-trees"
+    assert len(doc["trees"]) == 4
+
+
+def test_infeasible_does_not_write_the_file(capsys, tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text("keep")
+    code, _, _ = run(capsys, "mesh:3x3", "-o", str(path))
+    assert code == 1
+    assert path.read_text() == "keep"
+
+
+def test_max_height(capsys):
+    code, out, _ = run(capsys, "smalter:6x6", "--roots", "sides", "--max-height", "8", "--json")
+    assert code == 1
+    assert json.loads(out)["certificate"]["solver"] == "cpsat"

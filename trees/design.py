@@ -1,0 +1,514 @@
+"""The design tool: the cheapest link additions that reach a target tree count, with proof.
+
+Given a base topology, a family of candidate links, per-chiplet port budgets, link costs and a
+target (``k`` arc-disjoint spanning trees for every choice of ``k`` roots, for one root list, or
+for each of several root sets; optionally within a maximum tree height), :func:`design` returns
+the cheapest set of candidates whose addition reaches the target, and why nothing cheaper does.
+
+Method (a cutting-plane loop)
+    A CP-SAT master problem (:mod:`supermesh.trees.design_model`) picks candidates within the port
+    budgets at least cost, subject to the cut conditions known so far. The one-node conditions
+    (every span chiplet entered, and left, by enough arcs) go in up front. The chosen design is
+    then checked by max-flow (:mod:`supermesh.trees.design_cuts`, Edmonds' branching theorem and
+    Menger's theorem); each node set entered by too few arcs becomes a new constraint, "base arcs
+    entering X plus chosen candidates crossing X >= required", and the master is solved again,
+    until the check passes. Every constraint is necessary for the trees, so the master is a
+    relaxation: when CP-SAT proves its optimum and the check passes, that design is the cheapest
+    (status ``optimal``, lower bound = cost). A time limit gives ``feasible`` with the gap. If the
+    master has no solution the target is ``infeasible``; :mod:`supermesh.trees.design_proof`
+    then looks for a reason a person can check (a port budget, a set no candidate can enter
+    often enough, a parity argument) besides the solver's proof.
+
+    Targets cuts cannot decide are checked by packing the trees
+    (:func:`supermesh.trees.packing.pack_trees`): a maximum height, and a Steiner span (memory
+    chiplets relay, only compute chiplets must be reached) with given roots. A failed packing
+    forbids that design and every subset of it (fewer links cannot help), and the loop goes on.
+
+What is exact
+    With the span every node, the flow check is exact (Edmonds). On a Steiner span it is a
+    necessary condition: the minimum cost is still a proven lower bound, and the design is proven
+    to carry the trees only when a packing was exhibited (``exact`` true; always false for
+    "any roots" on a Steiner span, where not every root choice can be packed).
+
+Ports: ``max_links`` counts die-to-die links per chiplet (as
+:func:`supermesh.topologies.metrics.links_per_node`); the router radix is that plus one local port.
+
+References
+----------
+.. [1] J. Edmonds, "Edge-disjoint branchings", Combinatorial Algorithms, 1973.
+.. [2] Laskar et al., "SuperMesh: Energy-Efficient Collective Communications for Accelerators",
+   MICRO 2025 (the hand-made designs SMBi and SMAlter that the tool rediscovers).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from supermesh.errors import SolverError, SpecError, TopologyError
+from supermesh.topologies.metrics import arc_connectivity, links_per_node
+from supermesh.topologies.model import check_nodes, compute_nodes
+from supermesh.trees.design_candidates import candidate_links, perimeter_pairs, port_budgets
+from supermesh.trees.design_cuts import (
+    Requirement,
+    degree_cuts,
+    link_ends_needed,
+    violated_cuts,
+    with_links,
+)
+from supermesh.trees.design_model import add_cut, add_nogood, build_master, solve_master
+from supermesh.trees.design_proof import counting_bound, infeasibility_reason
+from supermesh.trees.design_search import greedy_design, known_designs, packing_check, passes
+from supermesh.trees.design_text import optimality_text, solver_reason
+
+__all__ = ["DesignResult", "design", "design_gap"]
+
+STATUSES = ("optimal", "feasible", "infeasible")
+
+
+@dataclass(frozen=True)
+class DesignResult:
+    """The answer of :func:`design`.
+
+    Attributes
+    ----------
+    base : str
+        Spec of the base topology.
+    target : dict
+        ``trees``, ``roots`` (``"any"``, a list, or a list of root sets), ``direction``,
+        ``span`` (``"compute"`` or a list), ``max_height``.
+    status : {"optimal", "feasible", "infeasible"}
+        ``optimal``: the cost is proven minimal. ``feasible``: a design that reaches the target,
+        but the time ran out before minimality was proven (``lower_bound`` and ``gap`` say how
+        far). ``infeasible``: no choice of candidates within the budgets reaches the target.
+    additions : tuple of (int, int)
+        The chosen links ``(u, v)``, ``u < v``; each is one more bidirectional link.
+    cost : int or None
+    lower_bound : int or None
+        Proven lower bound on the cost of any design reaching the target.
+    exact : bool
+        Whether the design is proven to carry the trees (see the module docstring).
+    proof : dict
+        ``text`` plus the data behind it: the solver status, the number of cuts, the counting
+        bound (``counting``: per-node link ends needed, ``links``, ``cost``, ``tight``).
+    reason : dict or None
+        When infeasible: ``kind`` (``port-budget``, ``candidates``, ``cut``, ``parity``,
+        ``solver`` or ``packing``), ``text`` and its data (a set, a cycle, a node).
+    ports : dict
+        ``budget`` (links per chiplet allowed; router radix = that + 1), ``base_max`` and, for
+        the design, ``max_links``, ``router_radix`` and ``above_base`` (chiplets that end with
+        more links than the base's largest, e.g. the 5-link chiplets of an odd-N design).
+    topology : networkx.MultiDiGraph or None
+        Base plus the added links (class ``"added"``), spec ``"<base>+design"``.
+    stats : dict
+        Candidates, rounds, cuts, warm start, timings.
+    """
+
+    base: str
+    target: dict[str, Any]
+    status: str
+    additions: tuple[tuple[int, int], ...]
+    cost: int | None
+    lower_bound: int | None
+    exact: bool
+    proof: dict[str, Any]
+    reason: dict[str, Any] | None
+    ports: dict[str, Any]
+    topology: nx.MultiDiGraph | None = field(default=None, compare=False, repr=False)
+    stats: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def gap(self) -> int | None:
+        """``cost - lower_bound`` (0 when optimal), ``None`` when infeasible."""
+        if self.cost is None or self.lower_bound is None:
+            return None
+        return self.cost - self.lower_bound
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict of every field but the topology (write that with ``write_topology``)."""
+        return {
+            "base": self.base,
+            "target": self.target,
+            "status": self.status,
+            "additions": [list(p) for p in self.additions],
+            "links_added": len(self.additions),
+            "arcs_added": 2 * len(self.additions),
+            "cost": self.cost,
+            "lower_bound": self.lower_bound,
+            "gap": self.gap,
+            "exact": self.exact,
+            "proof": self.proof,
+            "reason": self.reason,
+            "ports": self.ports,
+            "topology": None if self.topology is None else self.topology.graph.get("spec"),
+            "stats": self.stats,
+        }
+
+
+def _requirements(
+    G: nx.MultiDiGraph,
+    trees: int,
+    roots: Sequence[int] | None,
+    root_sets: Sequence[Sequence[int]] | None,
+    direction: str,
+    max_height: int | None,
+) -> tuple[list[Requirement], dict[str, Any]]:
+    if isinstance(trees, bool) or not isinstance(trees, int) or trees < 1:
+        raise SpecError(f"target of {trees!r} trees is not an integer >= 1", hint="e.g. 4")
+    if direction not in ("out", "in", "both"):
+        raise SpecError(f"direction {direction!r} is not out, in or both", hint="use both")
+    if roots is not None and root_sets is not None:
+        raise SpecError("give roots or root_sets, not both", hint="one root list is one set")
+    if max_height is not None and (not isinstance(max_height, int) or max_height < 1):
+        raise SpecError(f"max height {max_height!r} is not an integer >= 1", hint="e.g. 8")
+    target: dict[str, Any] = {"trees": trees, "roots": "any", "direction": direction}
+    target["max_height"] = max_height
+    if roots is not None:
+        if len(roots) != trees:
+            raise SpecError(
+                f"{len(roots)} roots given for a target of {trees} trees",
+                hint="give one root per tree (repeats allowed)",
+            )
+        root_sets = [roots]
+    if root_sets is None:
+        if max_height is not None:
+            raise SpecError(
+                "a maximum tree height needs the roots",
+                hint="pass roots (e.g. the corners) or root sets with max_height",
+            )
+        return [Requirement(trees)], target
+    sets = [tuple(check_nodes(G, s, what="root")) for s in root_sets]
+    for s in sets:
+        if not s or len(s) > trees:
+            raise SpecError(
+                f"root set {list(s)} does not have 1 to {trees} roots",
+                hint=f"each root set holds at most {trees} roots (one per tree)",
+            )
+    target["roots"] = list(sets[0]) if roots is not None else [list(s) for s in sets]
+    dirs = ("out", "in") if direction == "both" else (direction,)
+    return [Requirement(len(s), s, d) for s in sets for d in dirs], target
+
+
+def _span(G: nx.MultiDiGraph, span: Iterable[int] | None) -> list[int]:
+    nodes = sorted(set(compute_nodes(G) if span is None else check_nodes(G, span, what="span")))
+    if len(nodes) < 2:
+        raise TopologyError(
+            "the span has fewer than two nodes: any number of trees reach it",
+            hint="span at least two chiplets (default: the compute chiplets)",
+        )
+    return nodes
+
+
+def design(
+    G: nx.MultiDiGraph,
+    *,
+    trees: int,
+    add: str | Sequence[str | tuple[int, int]] = "perimeter-parallel",
+    roots: Sequence[int] | None = None,
+    root_sets: Sequence[Sequence[int]] | None = None,
+    direction: str = "both",
+    span: Iterable[int] | None = None,
+    max_links: int | Mapping[int, int] | None = None,
+    costs: Mapping[Any, int] | None = None,
+    max_height: int | None = None,
+    time_limit: float = 60.0,
+    workers: int = 1,
+    seed: int = 0,
+    warm_start: bool = True,
+) -> DesignResult:
+    """The cheapest candidate links to add so that ``G`` carries the target trees.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The base topology (not changed).
+    trees : int
+        Number of arc-disjoint spanning trees ``k``.
+    add : str or sequence
+        Candidate family (``perimeter-parallel``, ``any-parallel``, ``diagonal``), an explicit
+        list ``"u-v,..."``, or a sequence of family names and ``(u, v)`` pairs
+        (:func:`~supermesh.trees.design_candidates.candidate_links`).
+    roots : sequence of int, optional
+        One root per tree. Default: every choice of ``k`` roots in the span (the design is
+        ``k``-arc-connected over the span).
+    root_sets : sequence of sequences, optional
+        Several root sets (RS/AG), each of at most ``k`` roots, each needing its own trees.
+    direction : {"both", "out", "in"}
+        Out-trees (AllGather), in-trees (ReduceScatter) or both (AllReduce); with ``roots``.
+    span : iterable of int, optional
+        Nodes every tree must reach (default: compute chiplets; others may relay).
+    max_links : int or mapping, optional
+        Port budget: most links per chiplet (router radix = that + 1). Default: the base's
+        largest link count (:func:`~supermesh.trees.design_candidates.port_budgets`).
+    costs : mapping, optional
+        Link costs by family name or ``(u, v)`` (default 1 each).
+    max_height : int, optional
+        Also require a packing with every tree at most this tall (needs roots).
+    time_limit : float
+        Seconds for the whole search.
+    workers, seed : int
+        CP-SAT ``num_workers`` and ``random_seed`` (fixed: the result is deterministic).
+    warm_start : bool
+        Hint the solver with known designs (SMAlter, SMBi on a mesh) or a greedy design.
+
+    Returns
+    -------
+    DesignResult
+
+    Raises
+    ------
+    SpecError
+        A bad target, family, cost or budget.
+    TopologyError
+        A node id not in ``G``; a span of fewer than two nodes.
+    SolverError
+        The time ran out before any design was found.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> r = design(build("mesh:4x4"), trees=4, max_links=4)
+    >>> r.status, r.cost, r.proof["counting"]["tight"]  # SMAlter's 2N links, proven minimal
+    ('optimal', 8, True)
+    >>> design(build("mesh:5x5"), trees=4, max_links=4).reason["alternating_sum"]
+    4
+    """
+    start = time.perf_counter()
+    reqs, target = _requirements(G, trees, roots, root_sets, direction, max_height)
+    span_nodes = _span(G, span)
+    target["span"] = "compute" if span is None else span_nodes
+    if time_limit <= 0 or workers < 1:
+        raise SpecError("time_limit must be > 0 and workers >= 1", hint="e.g. 60 s, 1 worker")
+    cands = candidate_links(G, add, costs=costs)
+    budget = port_budgets(G, max_links)
+    ports = links_per_node(G)
+    base_max = max(ports.values())
+    room = {v: max(0, budget[v] - ports[v]) for v in ports}
+    master = build_master(cands, room, {v: max(0, base_max - ports[v]) for v in ports})
+    cuts0 = degree_cuts(G, reqs, span_nodes)
+    for cut in cuts0:
+        add_cut(master, G, cands, cut)
+    need = link_ends_needed(G, cuts0)
+    counting = counting_bound(need, cands, room)
+    steiner = len(span_nodes) < G.number_of_nodes()
+    packs = max_height is not None or (steiner and reqs[0].roots is not None)
+    deadline = start + time_limit
+    ctx = _Context(G, cands, reqs, span_nodes, budget, base_max, target, counting, start)
+
+    hint, incumbent, warm = _warm(G, cands, room, reqs, span_nodes, packs, warm_start)
+    best_bound, tainted, rounds, packed = counting["cost"], False, 0, None
+    while time.perf_counter() < deadline:
+        sol = solve_master(
+            master, cands, hint=incumbent or hint, time_limit=deadline - time.perf_counter(),
+            workers=workers, seed=seed,
+        )  # fmt: skip
+        rounds += 1
+        if sol.status == "infeasible":
+            if tainted:
+                break
+            reason = infeasibility_reason(G, cands, budget, room, need, reqs, span_nodes)
+            return ctx.infeasible(reason or solver_reason(master), master, rounds, warm)
+        if sol.bound is not None and not tainted:
+            best_bound = max(best_bound, sol.bound)
+        if sol.selection is None:
+            break
+        H = with_links(G, (cands[i].pair for i in sol.selection))
+        new = [c for c in violated_cuts(H, reqs, span_nodes) if add_cut(master, G, cands, c)]
+        if new:
+            continue
+        if packs:
+            verdict, packed = packing_check(
+                H, reqs, span_nodes, max_height=max_height, workers=workers, seed=seed,
+                time_limit=max(deadline - time.perf_counter(), 1.0),
+            )  # fmt: skip
+            if verdict != "ok":
+                add_nogood(master, sol.selection)
+                tainted = tainted or verdict == "unknown"
+                packed = None
+                continue
+        cost = sol.cost or 0
+        if incumbent is None or cost <= sum(cands[i].cost for i in incumbent):
+            incumbent = sol.selection
+        if sol.status == "optimal" and not tainted:
+            best_bound = cost
+        break
+    if incumbent is None:
+        raise SolverError(
+            f"no design found within the time limit of {time_limit:g} s",
+            hint="raise --time-limit, or allow more candidates or a larger port budget",
+        )
+    exact = not steiner or (packed is not None and reqs[0].roots is not None)
+    return ctx.found(incumbent, best_bound, exact, master, rounds, warm, packed)
+
+
+def _warm(
+    G: nx.MultiDiGraph,
+    cands: Sequence[Any],
+    room: Mapping[int, int],
+    reqs: Sequence[Requirement],
+    span: Sequence[int],
+    packs: bool,
+    enabled: bool,
+) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None, str | None]:
+    """(hint, incumbent, name): a known design or a greedy one that meets every cut."""
+    if not enabled:
+        return None, None, None
+    fits = [
+        (name, sel)
+        for name, sel in known_designs(G, cands)
+        if all(sum(v in cands[i].pair for i in sel) <= room[v] for v in room)
+    ]
+    for name, sel in sorted(fits, key=lambda t: sum(cands[i].cost for i in t[1])):
+        if passes(G, cands, sel, reqs, span):
+            return sel, None if packs else sel, name
+    sel = greedy_design(G, cands, room, reqs, span)
+    if sel is None:
+        return None, None, None
+    return sel, None if packs else sel, "greedy"
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What the result builders need (kept together so :func:`design` stays readable)."""
+
+    G: nx.MultiDiGraph
+    cands: Sequence[Any]
+    reqs: Sequence[Requirement]
+    span: Sequence[int]
+    budget: Mapping[int, int]
+    base_max: int
+    target: dict[str, Any]
+    counting: dict[str, Any]
+    start: float
+
+    def _stats(self, master: Any, rounds: int, warm: str | None) -> dict[str, Any]:
+        return {
+            "candidates": len(self.cands),
+            "families": sorted({f for c in self.cands for f in c.family.split("+")}),
+            "rounds": rounds,
+            "cuts": len(master.cuts),
+            "nogoods": master.nogoods,
+            "warm_start": warm,
+            "wall_time": round(time.perf_counter() - self.start, 3),
+        }
+
+    def _ports(self, T: nx.MultiDiGraph | None) -> dict[str, Any]:
+        limits = sorted(set(self.budget.values()))
+        out: dict[str, Any] = {"budget": limits[0] if len(limits) == 1 else limits}
+        out["base_max"] = self.base_max
+        if T is not None:
+            final = links_per_node(T)
+            out["max_links"] = max(final.values())
+            out["router_radix"] = out["max_links"] + 1
+            out["above_base"] = [v for v, n in sorted(final.items()) if n > self.base_max]
+        return out
+
+    def infeasible(self, reason: dict, master: Any, rounds: int, warm: str | None) -> DesignResult:
+        proof = {"solver": "INFEASIBLE", "cuts": len(master.cuts), "counting": self.counting}
+        proof["text"] = "no choice of candidate links within the port budgets: " + reason["text"]
+        return DesignResult(
+            str(self.G.graph.get("spec", "")), self.target, "infeasible", (), None, None, True,
+            proof, reason, self._ports(None), None, self._stats(master, rounds, warm),
+        )  # fmt: skip
+
+    def found(
+        self,
+        sel: Sequence[int],
+        bound: int,
+        exact: bool,
+        master: Any,
+        rounds: int,
+        warm: str | None,
+        packed: list[dict[str, Any]] | None,
+    ) -> DesignResult:
+        pairs = tuple(self.cands[i].pair for i in sorted(sel))
+        cost = sum(self.cands[i].cost for i in sel)
+        status = "optimal" if bound >= cost else "feasible"
+        T = with_links(self.G, pairs)
+        spec = str(self.G.graph.get("spec", ""))
+        T.graph["spec"] = f"{spec}+design"
+        T.graph["name"] = f"{self.G.graph.get('name', spec)} + design ({self.target['trees']} trees)"
+        T.graph["params"] = {
+            **self.G.graph.get("params", {}),
+            "design": {"base": spec, "target": self.target, "added": [list(p) for p in pairs]},
+        }
+        counting = {**self.counting, "tight": self.counting["cost"] >= cost}
+        proof = {
+            "lower_bound": min(bound, cost),
+            "solver": "OPTIMAL" if status == "optimal" else "FEASIBLE (time limit)",
+            "cuts": len(master.cuts),
+            "counting": counting,
+            "text": optimality_text(status, cost, min(bound, cost), counting, len(master.cuts)),
+        }
+        if packed is not None:
+            proof["packings"] = packed
+        return DesignResult(
+            spec, self.target, status, pairs, cost, min(bound, cost), exact, proof, None,
+            self._ports(T), T, self._stats(master, rounds, warm),
+        )  # fmt: skip
+
+
+def design_gap(
+    G: nx.MultiDiGraph, k: int | None = None, *, time_limit: float = 30.0
+) -> dict[str, Any]:
+    """How far a topology is from the cheapest design that reaches its tree count.
+
+    The base is ``G`` without its ``"added"`` arcs; ``k`` defaults to ``G``'s arc connectivity
+    over the compute chiplets (the trees it carries for any roots). The cheapest design may use
+    ``G``'s own added links and the perimeter-parallel family, with ``G``'s own port count.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    k : int, optional
+        Tree count to reach (default: what ``G`` reaches for any roots).
+    time_limit : float
+        Seconds for the design search.
+
+    Returns
+    -------
+    dict
+        ``topology``, ``trees``, ``added_links`` (``G``'s, a one-way arc counting as a link),
+        ``minimum_links`` (the cheapest design's), ``gap``, ``status`` (of the minimum), and
+        ``design`` (the links of a cheapest design).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> g = design_gap(build("smbi:4x4"))
+    >>> g["trees"], g["added_links"], g["minimum_links"], g["gap"]
+    (4, 12, 8, 4)
+    """
+    spec = str(G.graph.get("spec", ""))
+    added = [(u, v) for u, v, c in G.edges(data="cls") if c == "added"]
+    pairs: dict[tuple[int, int], list[int]] = {}
+    for u, v in added:
+        pairs.setdefault((min(u, v), max(u, v)), [0, 0])[u > v] += 1
+    n_added = sum(max(c) for c in pairs.values())
+    trees = arc_connectivity(G) if k is None else k
+    out: dict[str, Any] = {"topology": spec, "trees": trees, "added_links": n_added}
+    base = G.copy()
+    base.remove_edges_from([(u, v, key) for u, v, key, c in G.edges(keys=True, data="cls")
+                            if c == "added"])  # fmt: skip
+    if trees < 1 or (not pairs and arc_connectivity(base) >= trees):
+        return out | {"minimum_links": 0, "gap": 0, "status": "optimal", "design": []}
+    family: list[str | tuple[int, int]] = list(pairs)
+    try:
+        perimeter_pairs(base)
+        family.append("perimeter-parallel")
+    except SpecError:
+        pass
+    r = design(base, trees=trees, add=family, max_links=max(links_per_node(G).values()),
+               time_limit=time_limit)  # fmt: skip
+    if r.cost is None:
+        return out | {"minimum_links": None, "gap": None, "status": r.status, "design": []}
+    return out | {
+        "minimum_links": len(r.additions),
+        "gap": n_added - len(r.additions),
+        "status": r.status,
+        "design": [list(p) for p in r.additions],
+    }
