@@ -10,11 +10,11 @@ the sources outside ``S`` to cross into it, through links of total bandwidth ``B
 For AllGather this is ``min_S n B_in(S) / |R \\ S|`` (Zhao et al., ForestColl, 2024, who show
 fractional tree packings reach it): 32/15 links on a 4x4 mesh (a corner: 2 links in, 15 shards to
 get), 64/15 with the perimeter doubled, 256/63 on an 8x8 SuperMeshBi. The minimum over all sets
-is found exactly with max-flows: add a source ``s`` with an arc ``s -> i`` of capacity ``y d_i``; every set ``S``
-satisfies the inequality at rate ``y`` iff the max-flow from ``s`` to every rank is at least
-``y M``. Starting from the best single-node cut, each violated rank's minimum cut gives a set with
-a smaller ratio (Dinkelbach's iteration); when no rank is violated the current ratio is the
-minimum and its set is the certificate.
+is found exactly with max-flows: add a source ``s`` with an arc ``s -> i`` of capacity ``y d_i``;
+every set ``S`` satisfies the inequality at rate ``y`` iff the max-flow from ``s`` to every rank is
+at least ``y M``. Starting from the best single-node cut, each violated rank's minimum cut gives
+a set with a smaller ratio (Dinkelbach's iteration); when no rank is violated the current ratio
+is the minimum and its set is the certificate.
 
 ReduceScatter and reduce are the same problem on the reversed network. AllReduce is different: a
 set ``S`` that holds a rank but misses another must learn the sum of the inputs outside it, ``M``

@@ -78,10 +78,15 @@ class _PhaseRun:
         self.samples: list[tuple[np.ndarray, float]] = [(np.empty(0), 0.0)] * nb
         self.keep = keep
         self.starts: list[np.ndarray] = [np.empty(0)] * nb
+        # blocks some block of another group waits for: their delivery vectors are kept
+        self.needed = {
+            d for b in range(nb) for d in phase.deps[b] if phase.group[d] != phase.group[b]
+        }
 
     # ---------------------------------------------------------------- bookkeeping
     def _record(self, b: int, s: np.ndarray, f: np.ndarray) -> None:
-        self.finish[b] = f
+        if b in self.needed:
+            self.finish[b] = f
         self.first[b] = s[0]
         self.last[b] = f[-1]
         stride = max(1, len(s) // _SAMPLES)
@@ -124,32 +129,43 @@ class _PhaseRun:
                     queue.append(j)
         if seen != m:
             raise DeadlockError("the dependencies of a tree group form a cycle")
-        width = max((len(p.deps[b]) for b in range(lo, hi)), default=0)
-        dep = np.full((m, max(width, 1)), m, dtype=np.int64)
-        for i in range(m):
-            ds = p.deps[lo + i]
-            dep[i, : len(ds)] = [d - lo for d in ds]
-        fin = np.empty((m + 1, count))
-        fin[m] = -np.inf
+        remaining = [len(children[i]) for i in range(m)]
+        fin: dict[int, np.ndarray] = {}
         ks = np.arange(count, dtype=np.float64)
         for lev in range(int(level.max()) + 1):
             idx = np.nonzero(level == lev)[0]
             blocks = idx + lo
             arcs = p.arc[blocks]
             dur = p.duration[blocks]
-            step = (dur + self.rel)[:, None]
-            G = ks[None, :] * step
             a = self.avail[arcs][:, None]
+            if np.all(dur == dur[0]):
+                G = ks * (dur[0] + self.rel)  # one row, broadcast
+            else:
+                G = ks[None, :] * (dur + self.rel)[:, None]
             if lev == 0:
                 S = G + np.maximum(a, self.t0)
             else:
-                X = fin[dep[idx]].max(axis=1) + p.delay[blocks][:, None]
-                S = G + np.maximum(a, np.maximum.accumulate(X - G, axis=1))
+                S = np.empty((len(idx), count))
+                for r, i in enumerate(idx.tolist()):
+                    ds = p.deps[lo + i]
+                    np.copyto(S[r], fin[ds[0] - lo])
+                    for d in ds[1:]:
+                        np.maximum(S[r], fin[d - lo], out=S[r])
+                S += p.delay[blocks][:, None]
+                S -= G
+                np.maximum.accumulate(S, axis=1, out=S)
+                np.maximum(S, a, out=S)
+                S += G
             F = S + dur[:, None]
-            fin[idx] = F
             self.avail[arcs] = F[:, -1] + self.rel
-            for r, b in enumerate(blocks):
-                self._record(int(b), S[r], F[r])
+            for r, i in enumerate(idx.tolist()):
+                self._record(int(lo + i), S[r], F[r])
+                if remaining[i]:
+                    fin[int(i)] = F[r]
+                for d in p.deps[lo + i]:
+                    remaining[d - lo] -= 1
+                    if remaining[d - lo] == 0:
+                        del fin[d - lo]
 
     # ---------------------------------------------------------------- general path
     def _general_group(self, lo: int, hi: int) -> None:

@@ -166,8 +166,12 @@ def test_smalter_side_trees_height_three_halves_n(n):
         # hand count: the north root (0, n/2) is n/2 + n - 1 hops from (n-1, 0)
         assert p.lower_bound == n // 2 + n - 1
         assert p.objective == 3 * n // 2
-        assert [t.root for t in p.trees] == [n // 2, (n // 2 + 1) * n - 1,
-                                              n * n - n // 2, (n // 2 - 1) * n]
+        assert [t.root for t in p.trees] == [
+            n // 2,
+            (n // 2 + 1) * n - 1,
+            n * n - 1 - n // 2,
+            (n // 2 - 1) * n,
+        ]
 
 
 def test_smalter_side_trees_need_an_even_size():

@@ -34,7 +34,9 @@ def assert_same(program: Program) -> float:
     for p, phase in enumerate(program.phases):
         assert fast.phases[p].done == pytest.approx(slow.phase_done[p], abs=1e-9)
         for b in range(phase.size):
-            np.testing.assert_allclose(fast.phases[p].starts[b], slow.start[p][b], atol=1e-9)
+            np.testing.assert_allclose(
+                fast.phases[p].starts[b], slow.start[p][b], rtol=1e-12, atol=1e-9
+            )
     return fast.end
 
 

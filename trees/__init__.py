@@ -1,5 +1,6 @@
 """Tree counts with proof, height-optimal tree packing, root sets, schedules."""
 
+from supermesh.trees.baselines import algorithm1, tto
 from supermesh.trees.bounds import (
     CountBound,
     RootsBound,
@@ -9,7 +10,10 @@ from supermesh.trees.bounds import (
     max_trees_free,
     max_trees_from_root,
 )
+from supermesh.trees.construct import construct_trees
+from supermesh.trees.heights import height_lower_bound
 from supermesh.trees.model import Tree, TreePacking, TreeSet
+from supermesh.trees.packing import pack_trees
 from supermesh.trees.rootspec import resolve_roots
 from supermesh.trees.schedule import build_schedule
 from supermesh.trees.schedule_model import Schedule, ScheduleEntry
@@ -24,12 +28,17 @@ __all__ = [
     "Tree",
     "TreePacking",
     "TreeSet",
+    "algorithm1",
     "build_schedule",
     "check_roots",
+    "construct_trees",
     "edmonds_deficit",
+    "height_lower_bound",
     "in_degree_upper_bound",
     "max_trees_free",
     "max_trees_from_root",
+    "pack_trees",
     "resolve_roots",
     "table_bytes",
+    "tto",
 ]

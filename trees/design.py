@@ -52,7 +52,7 @@ import networkx as nx
 from supermesh.errors import SolverError, SpecError, TopologyError
 from supermesh.topologies.metrics import arc_connectivity, links_per_node
 from supermesh.topologies.model import check_nodes, compute_nodes
-from supermesh.trees.design_candidates import candidate_links, perimeter_pairs, port_budgets
+from supermesh.trees.design_candidates import candidate_links, port_budgets
 from supermesh.trees.design_cuts import (
     Requirement,
     degree_cuts,
@@ -61,7 +61,7 @@ from supermesh.trees.design_cuts import (
     with_links,
 )
 from supermesh.trees.design_model import add_cut, add_nogood, build_master, solve_master
-from supermesh.trees.design_proof import counting_bound, infeasibility_reason
+from supermesh.trees.design_proof import counting_bound, height_reason, infeasibility_reason
 from supermesh.trees.design_search import greedy_design, known_designs, packing_check, passes
 from supermesh.trees.design_text import optimality_text, solver_reason
 
@@ -299,6 +299,10 @@ def design(
     deadline = start + time_limit
     ctx = _Context(G, cands, reqs, span_nodes, budget, base_max, target, counting, start)
 
+    if max_height is not None:
+        far = height_reason(G, cands, room, reqs, span_nodes, max_height)
+        if far is not None:
+            return ctx.infeasible(far, master, 0, None)
     hint, incumbent, warm = _warm(G, cands, room, reqs, span_nodes, packs, warm_start)
     best_bound, tainted, rounds, packed = counting["cost"], False, 0, None
     while time.perf_counter() < deadline:
@@ -365,10 +369,10 @@ def _warm(
     for name, sel in sorted(fits, key=lambda t: sum(cands[i].cost for i in t[1])):
         if passes(G, cands, sel, reqs, span):
             return sel, None if packs else sel, name
-    sel = greedy_design(G, cands, room, reqs, span)
-    if sel is None:
+    greedy = greedy_design(G, cands, room, reqs, span)
+    if greedy is None:
         return None, None, None
-    return sel, None if packs else sel, "greedy"
+    return greedy, None if packs else greedy, "greedy"
 
 
 @dataclass(frozen=True)
@@ -431,7 +435,9 @@ class _Context:
         T = with_links(self.G, pairs)
         spec = str(self.G.graph.get("spec", ""))
         T.graph["spec"] = f"{spec}+design"
-        T.graph["name"] = f"{self.G.graph.get('name', spec)} + design ({self.target['trees']} trees)"
+        T.graph["name"] = (
+            f"{self.G.graph.get('name', spec)} + design ({self.target['trees']} trees)"
+        )
         T.graph["params"] = {
             **self.G.graph.get("params", {}),
             "design": {"base": spec, "target": self.target, "added": [list(p) for p in pairs]},
@@ -442,7 +448,10 @@ class _Context:
             "solver": "OPTIMAL" if status == "optimal" else "FEASIBLE (time limit)",
             "cuts": len(master.cuts),
             "counting": counting,
-            "text": optimality_text(status, cost, min(bound, cost), counting, len(master.cuts)),
+            "nogoods": master.nogoods,
+            "text": optimality_text(
+                status, cost, min(bound, cost), counting, len(master.cuts), master.nogoods
+            ),
         }
         if packed is not None:
             proof["packings"] = packed
@@ -453,19 +462,26 @@ class _Context:
 
 
 def design_gap(
-    G: nx.MultiDiGraph, k: int | None = None, *, time_limit: float = 30.0
+    G: nx.MultiDiGraph,
+    k: int | None = None,
+    *,
+    add: str | Sequence[str | tuple[int, int]] | None = None,
+    time_limit: float = 30.0,
 ) -> dict[str, Any]:
     """How far a topology is from the cheapest design that reaches its tree count.
 
     The base is ``G`` without its ``"added"`` arcs; ``k`` defaults to ``G``'s arc connectivity
-    over the compute chiplets (the trees it carries for any roots). The cheapest design may use
-    ``G``'s own added links and the perimeter-parallel family, with ``G``'s own port count.
+    over the compute chiplets (the trees it carries for any roots). By default the cheapest
+    design may only use links ``G`` itself added (so the answer reads "this many of its added
+    links would do"), with ``G``'s own largest link count as the port budget.
 
     Parameters
     ----------
     G : networkx.MultiDiGraph
     k : int, optional
         Tree count to reach (default: what ``G`` reaches for any roots).
+    add : str or sequence, optional
+        Candidates instead of ``G``'s own added links (as for :func:`design`).
     time_limit : float
         Seconds for the design search.
 
@@ -496,12 +512,7 @@ def design_gap(
                             if c == "added"])  # fmt: skip
     if trees < 1 or (not pairs and arc_connectivity(base) >= trees):
         return out | {"minimum_links": 0, "gap": 0, "status": "optimal", "design": []}
-    family: list[str | tuple[int, int]] = list(pairs)
-    try:
-        perimeter_pairs(base)
-        family.append("perimeter-parallel")
-    except SpecError:
-        pass
+    family = add if add is not None else list(pairs)
     r = design(base, trees=trees, add=family, max_links=max(links_per_node(G).values()),
                time_limit=time_limit)  # fmt: skip
     if r.cost is None:

@@ -1,4 +1,4 @@
-"""Proofs for :mod:`supermesh.trees.design`: the counting bound and the reasons a target is out of reach.
+"""Proofs for :mod:`supermesh.trees.design`: the counting bound, and why a target is unreachable.
 
 Counting (in-degree deficiency)
     A span node with ``d`` arcs too few in (or out) needs ``d`` more links ending at it; an added
@@ -38,7 +38,7 @@ from supermesh.trees.design_cuts import (
     with_links,
 )
 
-__all__ = ["counting_bound", "cut_reason", "infeasibility_reason"]
+__all__ = ["counting_bound", "cut_reason", "height_reason", "infeasibility_reason"]
 
 _SHOWN = 12
 
@@ -119,11 +119,14 @@ def cut_reason(G: nx.MultiDiGraph, cut: Cut, cands: Sequence[Candidate], usable:
     """The reason dict for a set that cannot be entered often enough.
 
     ``usable`` opens the text and says which candidates were counted (e.g. ``"even with every
-    candidate"``).
+    candidate"``). The text names the smaller side of the cut: the set itself ("entered by") or
+    its complement ("left by"); ``set`` is always the side that must be entered.
     """
     base = entering(G, cut.members)
     cross = len(crossing(cands, cut.members))
     members = sorted(cut.members)
+    other = sorted(set(G.nodes) - cut.members)
+    shown, verb = (other, "left") if 0 < len(other) < len(members) else (members, "entered")
     return {
         "kind": "cut",
         "set": members,
@@ -131,9 +134,9 @@ def cut_reason(G: nx.MultiDiGraph, cut: Cut, cands: Sequence[Candidate], usable:
         "crossing_candidates": cross,
         "required": cut.required,
         "text": (
-            f"{usable}, the set {_nodes(members)} is entered by only {base + cross} arcs ({base} "
-            f"in the base topology, {cross} from candidate links crossing it), but it needs "
-            f"{cut.required} (one per tree rooted outside it)"
+            f"{usable}, the set {_nodes(shown)} is {verb} by only {base + cross} arcs ({base} in "
+            f"the base topology, {cross} from candidate links crossing it), but {cut.required} "
+            "trees must cross it (each tree rooted on the far side needs an arc of its own)"
         ),
     }
 
@@ -142,29 +145,43 @@ def _usable(cands: Sequence[Candidate], room: Mapping[int, int]) -> list[Candida
     return [c for c in cands if room.get(c.u, 0) > 0 and room.get(c.v, 0) > 0]
 
 
+def _links(n: int) -> str:
+    return f"{n} link" if n == 1 else f"{n} links"
+
+
 def _degree_reason(
     need: Mapping[int, int], cands: Sequence[Candidate], room: Mapping[int, int], budget: Mapping
 ) -> dict | None:
     touching: dict[int, int] = defaultdict(int)
+    offered: dict[int, int] = defaultdict(int)
+    for c in cands:
+        offered[c.u] += 1
+        offered[c.v] += 1
     for c in _usable(cands, room):
         touching[c.u] += 1
         touching[c.v] += 1
     for v, d in sorted(need.items()):
-        cap = min(room.get(v, 0), touching[v])
-        if d > cap:
+        r = room.get(v, 0)
+        if d <= min(r, touching[v]):
+            continue
+        if r < d:
+            kind, why = "port-budget", f"its port budget of {_links(budget[v])} leaves room for {r}"
+        elif offered[v] < d:
+            kind, why = "candidates", f"only {offered[v]} candidate links end at it"
+        else:
+            kind = "candidates"
             why = (
-                f"its port budget of {budget[v]} links leaves room for {room.get(v, 0)}"
-                if room.get(v, 0) <= touching[v]
-                else f"only {touching[v]} usable candidate links end at it"
+                f"of the {offered[v]} candidate links ending at it only {touching[v]} lead to a "
+                "chiplet with a free port"
             )
-            return {
-                "kind": "port-budget" if room.get(v, 0) < d else "candidates",
-                "node": v,
-                "needs": d,
-                "room": room.get(v, 0),
-                "candidates": touching[v],
-                "text": f"chiplet {v} needs {d} more links, but {why}",
-            }
+        return {
+            "kind": kind,
+            "node": v,
+            "needs": d,
+            "room": r,
+            "candidates": touching[v],
+            "text": f"chiplet {v} needs {_links(d)} more, but {why}",
+        }
     return None
 
 
@@ -350,3 +367,52 @@ def infeasibility_reason(
         if cuts:
             return cut_reason(G, cuts[0], pool, label)
     return _parity_reason(need, cands, room) or _forced_reason(need, cands, room)
+
+
+def height_reason(
+    G: nx.MultiDiGraph,
+    cands: Sequence[Candidate],
+    room: Mapping[int, int],
+    reqs: Sequence[Requirement],
+    span: Sequence[int],
+    max_height: int,
+) -> dict[str, Any] | None:
+    """A chiplet too far from a root for the height limit, even with every usable candidate.
+
+    A tree of height ``h`` reaches only chiplets within ``h`` hops of its root, and added links
+    can only shorten distances, so a distance above ``max_height`` in the topology with every
+    usable candidate rules the target out.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.design_candidates import candidate_links
+    >>> G = build("mesh:4x4")
+    >>> r = height_reason(G, candidate_links(G, "perimeter-parallel"), {v: 1 for v in G},
+    ...                   [Requirement(1, (0,), "out")], list(G), 5)
+    >>> r["root"], r["node"], r["distance"]
+    (0, 15, 6)
+    """
+    H = with_links(G, (c.pair for c in _usable(cands, room)))
+    for req in reqs:
+        if req.roots is None:
+            continue
+        view = H.reverse(copy=False) if req.direction == "in" else H
+        for r in dict.fromkeys(req.roots):
+            dist = nx.single_source_shortest_path_length(view, r)
+            far = max(span, key=lambda v: (dist.get(v, len(H) + 1), -v))
+            d = dist.get(far, len(H) + 1)
+            if d > max_height:
+                way = "from" if req.direction == "out" else "to"
+                return {
+                    "kind": "height",
+                    "root": r,
+                    "node": far,
+                    "distance": d,
+                    "direction": req.direction,
+                    "text": (
+                        f"even with every usable candidate link, chiplet {far} is {d} hops "
+                        f"{way} root {r}, so a tree of height at most {max_height} cannot reach it"
+                    ),
+                }
+    return None

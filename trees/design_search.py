@@ -109,7 +109,7 @@ def greedy_design(
         crosses = [set(crossing(cands, cut.members)) for cut in cuts]
         hits = {i: sum(i in s for s in crosses) for i in range(len(cands))}
         picked: list[int] = []
-        for cut, cross in zip(cuts, crosses):
+        for cut, cross in zip(cuts, crosses, strict=True):
             short = cut.required - entering(H, cut.members) - sum(i in cross for i in picked)
             options = sorted(
                 (cands[i].cost, -hits[i], i)

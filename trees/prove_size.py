@@ -246,8 +246,8 @@ def _solve(
         )
     except SolverError:
         return closed
-    if closed is not None and found.status == "feasible" and closed.objective < found.objective:
-        return closed
+    if closed is not None and found.status == "feasible":
+        return closed if (closed.objective or 0) < (found.objective or 0) else found
     return found
 
 
@@ -328,6 +328,9 @@ def _compute(task: SizeTask) -> dict[str, Any]:
         "choices": {n: d for n, (d, _) in choices.items()},
     }
     doc["findings"] = recheck_document(doc, G)
+    settled = all(c["status"] in ("optimal", "infeasible", "n/a") for c in doc["choices"].values())
+    proven = not doc["findings"] and lower is not None and settled
+    doc["status"] = "proven" if proven else "partial"
     return doc
 
 

@@ -104,9 +104,19 @@ def check_chunk_ranges(s: Schedule, ranks: list[int]) -> list[Finding]:
             if head.chunk_first != first:
                 found.append(_f("chunk-range", head, f"the tree of rank {rank_of[head.root]} "
                                 f"must carry its block {first}..{first + s.chunks - 1}"))  # fmt: skip
+    listed = [(si, ti) for si, rs in enumerate(s.roots) for ti in range(len(rs))]
+    groups = _groups(s)
+    for phase in PHASES_OF.get(s.collective, ()):
+        if len(ranks) < 2:
+            break
+        for si, ti in listed:
+            if (phase, si, ti) not in groups:
+                code = "chunk-incomplete" if phase in IN_PHASES else "chunk-undelivered"
+                found.append(Finding(code, f"{phase} set {si} tree {ti} (root {s.roots[si][ti]}) "
+                                     "has no entry: its chunks never move", set=si, tree=ti))  # fmt: skip
     for phase, heads in per_phase.items():
         twice, gaps = _cover([(h.chunk_first, h.chunk_last) for h in heads],
-                             len(heads) * s.chunks)  # fmt: skip
+                             max(len(heads), len(listed)) * s.chunks)  # fmt: skip
         if twice:
             found.append(Finding("chunk-coverage", f"{phase}: chunks {_ranges(twice)} are "
                                  "carried by more than one tree"))  # fmt: skip

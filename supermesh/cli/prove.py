@@ -34,11 +34,13 @@ def _print(fp: FamilyProof, out_dir: str | None) -> None:
     console = stdout_console()
     names = list(fp.roots)
     shown = [n for n in names if any(s.choices.get(n) for s in fp.sizes)]
-    table = Table(title=f"{fp.family}: {fp.direction}-trees, {len(fp.sizes)} sizes")
+    table = Table(
+        title=f"{fp.family}: {fp.direction}-trees, {len(fp.sizes)} sizes; height per root choice"
+    )
     table.add_column("size")
     table.add_column("max trees", justify="right")
     for n in shown:
-        table.add_column(f"height {n}", justify="right")
+        table.add_column(n, justify="right")
     table.add_column("proof")
     for s in fp.sizes:
         cells = [_cell(s.choices[n]) if n in s.choices else "" for n in shown]

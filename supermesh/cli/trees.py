@@ -97,7 +97,7 @@ def _print_human(p: TreePacking, lower: list[int | None]) -> None:
         out.print(json.dumps(p.certificate), markup=False)
         return
     table = Table(title=f"{p.topology}: {len(p.trees)} {p.direction}-trees ({p.method})")
-    for col in ("tree", "root", "height", "lower bound", "arcs"):
+    for col in ("tree", "root", "height", "lower bound (ecc)", "arcs"):
         table.add_column(col, justify="right")
     for i, (t, lb) in enumerate(zip(p.trees, lower, strict=True)):
         table.add_row(str(i), str(t.root), str(t.height), str(lb), str(len(t.arcs)))

@@ -14,7 +14,7 @@ from typing import Any, cast
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
 from supermesh.draw.common import new_figure, tree_color
 from supermesh.errors import SupermeshError
@@ -107,15 +107,20 @@ def _plot(ax: Axes, curves: list[tuple[str, np.ndarray, np.ndarray]], colors: di
 
 def _x_axis(ax: Axes, x: str, values: Iterable[float]) -> None:
     ticks = sorted(set(values))
-    ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_minor_locator(NullLocator())
-    if x == "bytes":
+    if x == "bytes":  # sizes double: log scale; above 6 points every other one labelled
+        ax.set_xscale("log", base=2)
+        labelled = ticks if len(ticks) <= 6 else ticks[::2]
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_size(int(round(v)))))
-        if len(ticks) > 6:
-            ax.tick_params(axis="x", labelrotation=35)
-    else:
+    else:  # chiplet counts: linear (linear growth looks linear); labels at least 1/14 apart
+        gap = (ticks[-1] - ticks[0]) / 14.0
+        labelled = []
+        for v in reversed(ticks):
+            if not labelled or labelled[-1] - v >= gap:
+                labelled.append(v)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_major_locator(FixedLocator(labelled))
+    ax.xaxis.set_minor_locator(FixedLocator(ticks) if len(labelled) < len(ticks) else NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(_X[x] + (" (bytes)" if x == "bytes" else ""))
 
 

@@ -141,7 +141,9 @@ def _tree_panel(
     boxes = draw_boxes(ax, G, faces=faces, edges=edges, widths={tree.root: 2.2})
     size = float(np.clip(20.0 * scale, 5.0, 10.0))
     for n, d in sorted(depth.items()):
-        x, y = G.nodes[n]["pos"]
+        (x, y), (hx, hy) = G.nodes[n]["pos"], boxes[n]
+        if labels:  # clear of the id in the top-left corner
+            x, y = x + 0.22 * hx, y - 0.12 * hy
         text = ax.text(
             x, y, str(d), ha="center", va="center", fontsize=size, weight="bold", zorder=4
         )
