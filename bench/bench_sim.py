@@ -42,7 +42,7 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> None:
 def trees(cache: dict, spec: str, algorithm: str, collective: str, limit: float) -> float:
     """Build (and cache) the trees a case needs; return the seconds it took."""
     kind = collective if collective in ("allreduce", "broadcast", "reduce") else "sets"
-    key = ("trees", spec, algorithm, kind)
+    key = ("trees", spec, algorithm, kind, None)
     if key in cache or algorithm not in ("pipeline", "tto", "paper"):
         return 0.0
     t0 = time.perf_counter()

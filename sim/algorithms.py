@@ -11,7 +11,8 @@ pipeline   height-optimal arc-disjoint trees (:func:`supermesh.trees.packing.pac
 tto        Three Tree AllReduce on the mesh (Laskar et al., HPCA 2024): 3 corner trees, the fourth
            corner relays only (:func:`supermesh.trees.baselines.tto`)
 paper      the SuperMesh paper's Algorithm 1 trees on the same roots as ``pipeline``
-           (:func:`supermesh.trees.baselines.algorithm1`)
+           (:func:`supermesh.trees.baselines.algorithm1`); a root set on which the procedure
+           gets stuck is packed by ``pipeline`` instead, so both use the same sets
 ring, bidir-ring, direct, multitree   see :mod:`supermesh.sim.baselines`
 ========== ==================================================================================
 
@@ -25,7 +26,7 @@ from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import SolverError, SpecError, SupermeshError
+from supermesh.errors import InfeasibleError, SolverError, SpecError, SupermeshError
 from supermesh.sim.baselines import BASELINES, baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
@@ -105,10 +106,10 @@ def _usable(p: TreePacking) -> bool:
     return p.status in ("optimal", "feasible") and bool(p.sets)
 
 
-def _corners(G: nx.MultiDiGraph) -> list[int]:
+def _roots(G: nx.MultiDiGraph, text: str | None) -> list[int]:
     from supermesh.trees.rootspec import resolve_roots
 
-    return resolve_roots(G, "corners")
+    return resolve_roots(G, text or "corners")
 
 
 def _root_sets(G: nx.MultiDiGraph) -> list[list[int]]:
@@ -120,7 +121,12 @@ def _root_sets(G: nx.MultiDiGraph) -> list[list[int]]:
 
 
 def tree_sets_for(
-    G: nx.MultiDiGraph, algorithm: str, collective: str, *, time_limit: float = 60.0
+    G: nx.MultiDiGraph,
+    algorithm: str,
+    collective: str,
+    *,
+    roots: str | None = None,
+    time_limit: float = 60.0,
 ) -> list[TreeSet]:
     """The tree sets a named tree algorithm uses for a collective (out-trees).
 
@@ -129,6 +135,10 @@ def tree_sets_for(
     G : networkx.MultiDiGraph
     algorithm : {"pipeline", "tto", "paper"}
     collective : str
+    roots : str, optional
+        Roots of the one set of an AllReduce, Broadcast or Reduce, as
+        :func:`supermesh.trees.rootspec.resolve_roots` reads them (``corners``, ``sides``,
+        ``0,3,12``); default ``corners`` (the first corner for Broadcast and Reduce).
     time_limit : float
         CP-SAT seconds per set.
 
@@ -150,20 +160,33 @@ def tree_sets_for(
         return list(tto(G).sets)
     if algorithm not in ("pipeline", "paper"):
         raise SpecError(f"{algorithm!r} is not a tree algorithm", hint=f"use {TREE_ALGORITHMS}")
-    build = (
-        (lambda roots: _pack(G, roots, time_limit))
-        if algorithm == "pipeline"
-        else (lambda roots: _algorithm1(G, roots))
-    )
+
+    def build(group: list[int]) -> TreePacking:
+        if algorithm == "pipeline":
+            return _pack(G, group, time_limit)
+        packing = _algorithm1(G, group)
+        if _usable(packing) or collective == "allreduce":
+            return packing
+        # Algorithm 1 got stuck on this root set: keep the paper's grouping, pack it optimally
+        return _pack(G, group, time_limit)
+
     if collective == "allreduce":
-        packing = build(_corners(G))
+        packing = build(_roots(G, roots))
         if not _usable(packing):
-            if algorithm == "pipeline":
-                return list(tto(G).sets)
-            raise SupermeshError(f"no {algorithm} trees on the corners: {packing.status}")
+            if algorithm == "pipeline" and roots is None:
+                return list(tto(G).sets)  # a mesh: 4 corner trees cannot exist
+            raise InfeasibleError(
+                f"no {algorithm} trees on the roots {roots or 'corners'}: {packing.status}",
+                certificate=packing.certificate or {},
+                hint="pick fewer roots, or roots with more links (see `supermesh bound`)",
+            )
         return list(packing.sets)
+    if roots is not None and collective in ("reducescatter", "allgather"):
+        raise SpecError(
+            f"{collective} roots every chiplet; --roots is for allreduce, broadcast and reduce"
+        )
     if collective in ("broadcast", "reduce"):
-        root = _corners(G)[0]
+        root = _roots(G, roots)[0]
         k = round(collective_bound(G, "broadcast", roots=[root]).value)
         for count in range(max(k, 1), 0, -1):
             packing = build([root] * count)
@@ -193,6 +216,7 @@ def run_algorithm(
     *,
     trees: TreePacking | list[TreeSet] | None = None,
     reduce_trees: TreePacking | list[TreeSet] | None = None,
+    roots: str | None = None,
     cache: MutableMapping[Any, Any] | None = None,
     bound: bool | ThroughputBound | None = True,
     time_limit: float = 60.0,
@@ -212,6 +236,8 @@ def run_algorithm(
         Use these trees instead of building them (tree algorithms only).
     reduce_trees : TreePacking or list of TreeSet, optional
         Separate trees for the reduce phases (default: ``trees`` reversed).
+    roots : str, optional
+        Root spec for the tree algorithms (see :func:`tree_sets_for`).
     cache : dict, optional
         Reused across calls for trees and bounds (keyed by topology spec).
     bound : bool or ThroughputBound or None
@@ -241,11 +267,11 @@ def run_algorithm(
     else:
         if trees is None:
             kind = collective if collective in ("allreduce", "broadcast", "reduce") else "sets"
-            key = ("trees", spec, algorithm, kind)
+            key = ("trees", spec, algorithm, kind, roots)
             if cache is not None and key in cache:
                 trees = cache[key]
             else:
-                trees = tree_sets_for(G, algorithm, collective, time_limit=time_limit)
+                trees = tree_sets_for(G, algorithm, collective, roots=roots, time_limit=time_limit)
                 if cache is not None:
                     cache[key] = trees
         program = tree_program(G, trees, collective, nbytes, params, reduce_trees=reduce_trees)

@@ -14,6 +14,9 @@ vouches for (resuming an interrupted sweep), and on an interrupt or a failing ta
 is still pending before re-raising. :func:`map_tasks` returns the results in input order, so
 output never depends on completion order. Tasks must write their files atomically
 (:func:`supermesh.topologies.io.write_text_atomic`): then an interrupt leaves no partial file.
+Local workers ignore Ctrl-C; the parent handles it, cancels the queue and stops the workers
+(a worker stopped in the middle of a write may leave the write's hidden temporary file, which
+the caller removes: :func:`remove_temporaries`).
 
 Examples
 --------
@@ -25,16 +28,25 @@ Examples
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from supermesh.errors import SpecError, SupermeshError
 
-__all__ = ["SerialExecutor", "TaskResult", "map_tasks", "open_executor", "run_tasks"]
+__all__ = [
+    "SerialExecutor",
+    "TaskResult",
+    "map_tasks",
+    "open_executor",
+    "remove_temporaries",
+    "run_tasks",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -69,19 +81,33 @@ class _Sized(Executor):
     def __init__(self, inner: Executor, slots: int, close: Callable[[], None] | None = None):
         self.inner, self.slots, self._close = inner, max(1, slots), close
         self.window = int(getattr(inner, "window", 2 * self.slots))
+        self._done = False
 
     def submit(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> Future[R]:
         return self.inner.submit(fn, *args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Shut down; ``wait=False`` also stops local worker processes still running a task."""
+        if self._done:
+            return
+        self._done = True
         try:
             if isinstance(self.inner, ProcessPoolExecutor):
+                running = list(getattr(self.inner, "_processes", {}).values())
                 self.inner.shutdown(wait=wait, cancel_futures=cancel_futures)
+                if not wait:
+                    for process in running:
+                        process.terminate()
             else:
                 self.inner.shutdown(wait=wait)
         finally:
             if self._close is not None:
                 self._close()
+
+
+def _ignore_interrupts() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle (it stops the workers itself)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _dask(scheduler: Any) -> _Sized:
@@ -142,7 +168,7 @@ def open_executor(*, workers: int | None = None, scheduler: Any = None) -> Itera
         executor = _Sized(SerialExecutor(), 1)
     else:
         n = workers or os.cpu_count() or 1
-        executor = _Sized(ProcessPoolExecutor(max_workers=n), n)
+        executor = _Sized(ProcessPoolExecutor(max_workers=n, initializer=_ignore_interrupts), n)
     failed = False
     try:
         yield executor
@@ -229,7 +255,8 @@ def run_tasks(
     Exception
         The first exception a task raised, after cancelling the tasks not yet started.
     KeyboardInterrupt
-        Re-raised after cancelling pending tasks (the CLI turns it into exit status 130).
+        Re-raised after cancelling pending tasks and shutting the executor down without waiting
+        (local workers still running are stopped); the CLI turns it into exit status 130.
 
     Examples
     --------
@@ -262,9 +289,11 @@ def run_tasks(
                     value = future.result()
                     bar.advance(task)
                     yield TaskResult(index, item, value)
-        except BaseException:
+        except BaseException as exc:
             for future in pending:
                 future.cancel()
+            if isinstance(exc, KeyboardInterrupt):
+                executor.shutdown(wait=False, cancel_futures=True)  # stop running tasks too
             raise
 
 
@@ -290,3 +319,27 @@ def map_tasks(
         )
     )
     return [r.value for r in sorted(results, key=lambda r: r.index)]
+
+
+def remove_temporaries(paths: Iterable[str | os.PathLike[str]]) -> int:
+    """Delete the temporary files an interrupted atomic write of ``paths`` may have left.
+
+    :func:`supermesh.topologies.io.write_text_atomic` writes ``.NAME.XXXX`` beside ``NAME`` and
+    renames it; a process killed in between leaves it behind. Returns how many were removed.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / ".a.json.x1y2").write_text("{")
+    >>> remove_temporaries([d / "a.json"]), list(d.iterdir())
+    (1, [])
+    """
+    removed = 0
+    for path in paths:
+        target = Path(path)
+        if target.parent.is_dir():
+            for stray in target.parent.glob(f".{target.name}.*"):
+                stray.unlink(missing_ok=True)
+                removed += 1
+    return removed

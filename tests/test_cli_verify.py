@@ -12,7 +12,13 @@ from supermesh.cli import main
 from supermesh.errors import SupermeshError
 from supermesh.testing.examples import smbi_corner_trees
 from supermesh.topologies import build, to_json
+from supermesh.trees.schedule import build_schedule
 from supermesh.verify import check_document
+
+
+def schedule_doc(n=4, **kw):
+    kw.setdefault("chunks", 3)
+    return build_schedule(build(f"smbi:{n}x{n}"), "allreduce", smbi_corner_trees(n), **kw).to_json()
 
 
 def run(argv, capsys):
@@ -76,6 +82,86 @@ def test_tree_file_findings_json(tmp_path, capsys):
     assert ("height-mismatch", 2) in found
 
 
+def test_valid_schedule_file(tmp_path, capsys):
+    doc = schedule_doc(nbytes=4 * 2**20, chunks=None)
+    code, out, _ = run(["verify", write(tmp_path, "s.json", doc)], capsys)
+    assert code == 0
+    first, second = out.splitlines()[:2]
+    assert first == (
+        "OK: schedule allreduce on smbi:4x4: 120 entries, 86 chunk(s) per tree, deadlock-free: "
+        "0 error(s), 0 warning(s)"
+    )
+    assert second.startswith("deadlock-free: the wait-for graph on the 240 FIFO entries")
+
+
+def test_schedule_with_a_missing_dependency(tmp_path, capsys):
+    doc = schedule_doc()
+    e = next(e for e in doc["entries"] if len(e["deps"]) == 2)
+    dropped = e["deps"].pop()
+    code, out, _ = run(["verify", write(tmp_path, "s.json", doc), "--json"], capsys)
+    report = json.loads(out)
+    assert code == 1
+    assert report["kind"] == "schedule"
+    (f,) = report["findings"]
+    assert (f["code"], f["entry"], f["node"]) == ("deps-incomplete", e["id"], e["src"])
+    assert f"does not wait for entries [{dropped}]" in f["message"]
+    assert report["deadlock"]["deadlock_free"]
+
+
+def test_schedule_that_deadlocks(tmp_path, capsys):
+    doc = schedule_doc(n=3)
+    leaf = next(e for e in doc["entries"] if e["phase"] == "rs" and not e["deps"])
+    gather = next(e for e in doc["entries"] if e["phase"] == "ag" and e["tree"] == leaf["tree"])
+    leaf["deps"] = [gather["id"]]  # a reduction that waits for the gather of its own result
+    code, out, _ = run(["verify", write(tmp_path, "s.json", doc), "--json"], capsys)
+    report = json.loads(out)
+    assert code == 1
+    assert "deadlock-cycle" in {f["code"] for f in report["findings"]}
+    assert not report["deadlock"]["deadlock_free"]
+    assert len(report["deadlock"]["cycle"]) >= 2
+
+
+def test_schedule_with_dangling_dependency_is_not_analysed(tmp_path, capsys):
+    doc = schedule_doc(n=2, chunks=1)
+    doc["entries"][3]["deps"] = [999]
+    code, out, _ = run(["verify", write(tmp_path, "s.json", doc)], capsys)
+    assert code == 1
+    assert "error   dep-missing: entry 3" in out
+    assert "warning deadlock-unchecked" in out
+    assert "deadlock not analysed" in out.splitlines()[0]
+
+
+def test_schedule_on_a_link_the_topology_lacks(tmp_path, capsys):
+    doc = schedule_doc(n=2, chunks=1)
+    doc["topology"] = "mesh:2x2"  # the schedule uses the doubled perimeter links of smbi
+    code, out, _ = run(["verify", write(tmp_path, "s.json", doc)], capsys)
+    assert code == 1
+    assert "arc-missing" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"format": "supermesh-schedule", "topology": "mesh:2x2"}', "lacks the field"),
+        (
+            '{"format": "supermesh-schedule", "topology": "mesh:2x2", "collective": "allreduce",'
+            ' "chunks": 1, "entries": [{"id": 0}], "tables": {}, "roots": [], "ranks": []}',
+            "lacks the field",
+        ),
+        (
+            '{"format": "supermesh-schedule", "topology": "mesh:2x2", "collective": "allreduce",'
+            ' "chunks": "many", "entries": [], "tables": {}, "roots": [], "ranks": []}',
+            "malformed schedule",
+        ),
+    ],
+)
+def test_unreadable_schedule_exits_2(tmp_path, capsys, text, message):
+    code, out, err = run(["verify", write(tmp_path, "x.json", text)], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: ")
+    assert message in err
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -129,6 +215,11 @@ TREE_KEYS = [
     "format", "topology", "direction", "status", "sets", "trees", "span", "lower_bound",
     "objective", "certificate", "stats", "root", "arcs", "height", "share", "set",
 ]  # fmt: skip
+SCHEDULE_KEYS = [
+    "collective", "chunks", "barrier", "roots", "ranks", "entries", "tables", "id", "phase",
+    "set", "tree", "root", "chunk_first", "chunk_last", "src", "dst", "key", "step", "depth",
+    "deps", "op", "on_recv", "0", "3",
+]  # fmt: skip
 
 
 def _checked(doc):
@@ -168,6 +259,16 @@ def _mutate(doc, path, value):
 )
 def test_mutated_valid_documents_never_crash(kind, path, value):
     doc = smbi_corner_trees(2).to_json() if kind == "trees" else to_json(build("smbi:2x2"))
+    _mutate(doc, path, value)
+    _checked(doc)
+
+
+@given(
+    st.lists(st.sampled_from(SCHEDULE_KEYS) | st.integers(0, 12), min_size=1, max_size=4),
+    json_values | st.integers(-(10**12), 10**12),
+)
+def test_mutated_schedule_documents_never_crash(path, value):
+    doc = schedule_doc(n=2, chunks=2)
     _mutate(doc, path, value)
     _checked(doc)
 

@@ -16,8 +16,8 @@ from supermesh.testing.strategies import arborescences, multidigraphs, tree_sets
 from supermesh.topologies import build
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.verify import (
-    TreeSchedule,
     Transfer,
+    TreeSchedule,
     check_deadlock,
     dependency_graph,
     fifo_orders,
@@ -134,7 +134,9 @@ def _ring_sets():
 
 def test_opposite_fifo_orders_on_two_links_deadlock():
     p = _ring_sets()
-    assert check_deadlock(MESH22, TreeSchedule("allgather", out_trees=p, buffers=None)).deadlock_free
+    assert check_deadlock(
+        MESH22, TreeSchedule("allgather", out_trees=p, buffers=None)
+    ).deadlock_free
     first, second = (Transfer("ag", s, 0, 0, (0, 1, 0)) for s in (0, 1))
     bad = TreeSchedule("allgather", out_trees=p, buffers=None, fifo={(0, 1, 0): [second, first]})
     report = check_deadlock(MESH22, bad)

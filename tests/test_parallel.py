@@ -8,7 +8,13 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from supermesh.errors import SpecError, SupermeshError
-from supermesh.parallel import SerialExecutor, map_tasks, open_executor, run_tasks
+from supermesh.parallel import (
+    SerialExecutor,
+    map_tasks,
+    open_executor,
+    remove_temporaries,
+    run_tasks,
+)
 from supermesh.trees.prove import prove_family
 
 
@@ -110,3 +116,31 @@ def test_dask_local_cluster_gives_the_same_proofs_as_local_processes():
     strip = [dict(s.to_json(), seconds=0) for s in local.sizes]
     assert strip == [dict(s.to_json(), seconds=0) for s in remote.sizes]
     assert local.all_sizes == remote.all_sizes
+
+
+def sleep_long(x: int) -> int:
+    time.sleep(30)
+    return x
+
+
+def test_interrupt_stops_running_local_workers_without_waiting():
+    calls = []
+
+    def skip(x: int) -> None:
+        calls.append(x)
+        if x == 3:  # Ctrl-C while items 0..2 are in flight
+            raise KeyboardInterrupt
+
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt), open_executor(workers=2) as ex:
+        list(run_tasks(sleep_long, range(6), executor=ex, skip=skip, progress=False))
+    assert time.perf_counter() - start < 15  # the 30 s tasks were stopped, not awaited
+    assert calls == [0, 1, 2, 3]
+
+
+def test_remove_temporaries_only_touches_the_write_temporaries(tmp_path):
+    (tmp_path / "a.json").write_text("{}")
+    (tmp_path / ".a.json.k2j4").write_text("{")
+    (tmp_path / ".b.json.k2j4").write_text("{")
+    assert remove_temporaries([tmp_path / "a.json"]) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".b.json.k2j4", "a.json"]

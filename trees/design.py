@@ -15,9 +15,12 @@ Method (a cutting-plane loop)
     until the check passes. Every constraint is necessary for the trees, so the master is a
     relaxation: when CP-SAT proves its optimum and the check passes, that design is the cheapest
     (status ``optimal``, lower bound = cost). A time limit gives ``feasible`` with the gap. If the
-    master has no solution the target is ``infeasible``; :mod:`supermesh.trees.design_proof`
-    then looks for a reason a person can check (a port budget, a set no candidate can enter
-    often enough, a parity argument) besides the solver's proof.
+    master has no solution the target is ``infeasible``;
+    :mod:`supermesh.trees.design_infeasible` then looks for a reason a person can check (a port
+    budget, a set no candidate can enter often enough, a parity argument) besides the solver's
+    proof. The counting bounds of :mod:`supermesh.trees.design_proof` (link ends each chiplet
+    lacks, per bipartite group of candidates) are added to the master as redundant constraints:
+    they are proven, and they let CP-SAT close the gap at once on grids.
 
     Targets cuts cannot decide are checked by packing the trees
     (:func:`supermesh.trees.packing.pack_trees`): a maximum height, and a Steiner span (memory
@@ -44,7 +47,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
@@ -60,93 +62,20 @@ from supermesh.trees.design_cuts import (
     violated_cuts,
     with_links,
 )
-from supermesh.trees.design_model import add_cut, add_nogood, build_master, solve_master
-from supermesh.trees.design_proof import counting_bound, height_reason, infeasibility_reason
+from supermesh.trees.design_infeasible import height_reason, infeasibility_reason
+from supermesh.trees.design_model import (
+    add_bounds,
+    add_cut,
+    add_nogood,
+    build_master,
+    solve_master,
+)
+from supermesh.trees.design_proof import counting_bound, counting_groups
+from supermesh.trees.design_result import DesignResult, ResultBuilder
 from supermesh.trees.design_search import greedy_design, known_designs, packing_check, passes
-from supermesh.trees.design_text import optimality_text, solver_reason
+from supermesh.trees.design_text import solver_reason
 
 __all__ = ["DesignResult", "design", "design_gap"]
-
-STATUSES = ("optimal", "feasible", "infeasible")
-
-
-@dataclass(frozen=True)
-class DesignResult:
-    """The answer of :func:`design`.
-
-    Attributes
-    ----------
-    base : str
-        Spec of the base topology.
-    target : dict
-        ``trees``, ``roots`` (``"any"``, a list, or a list of root sets), ``direction``,
-        ``span`` (``"compute"`` or a list), ``max_height``.
-    status : {"optimal", "feasible", "infeasible"}
-        ``optimal``: the cost is proven minimal. ``feasible``: a design that reaches the target,
-        but the time ran out before minimality was proven (``lower_bound`` and ``gap`` say how
-        far). ``infeasible``: no choice of candidates within the budgets reaches the target.
-    additions : tuple of (int, int)
-        The chosen links ``(u, v)``, ``u < v``; each is one more bidirectional link.
-    cost : int or None
-    lower_bound : int or None
-        Proven lower bound on the cost of any design reaching the target.
-    exact : bool
-        Whether the design is proven to carry the trees (see the module docstring).
-    proof : dict
-        ``text`` plus the data behind it: the solver status, the number of cuts, the counting
-        bound (``counting``: per-node link ends needed, ``links``, ``cost``, ``tight``).
-    reason : dict or None
-        When infeasible: ``kind`` (``port-budget``, ``candidates``, ``cut``, ``parity``,
-        ``solver`` or ``packing``), ``text`` and its data (a set, a cycle, a node).
-    ports : dict
-        ``budget`` (links per chiplet allowed; router radix = that + 1), ``base_max`` and, for
-        the design, ``max_links``, ``router_radix`` and ``above_base`` (chiplets that end with
-        more links than the base's largest, e.g. the 5-link chiplets of an odd-N design).
-    topology : networkx.MultiDiGraph or None
-        Base plus the added links (class ``"added"``), spec ``"<base>+design"``.
-    stats : dict
-        Candidates, rounds, cuts, warm start, timings.
-    """
-
-    base: str
-    target: dict[str, Any]
-    status: str
-    additions: tuple[tuple[int, int], ...]
-    cost: int | None
-    lower_bound: int | None
-    exact: bool
-    proof: dict[str, Any]
-    reason: dict[str, Any] | None
-    ports: dict[str, Any]
-    topology: nx.MultiDiGraph | None = field(default=None, compare=False, repr=False)
-    stats: dict[str, Any] = field(default_factory=dict, compare=False)
-
-    @property
-    def gap(self) -> int | None:
-        """``cost - lower_bound`` (0 when optimal), ``None`` when infeasible."""
-        if self.cost is None or self.lower_bound is None:
-            return None
-        return self.cost - self.lower_bound
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict of every field but the topology (write that with ``write_topology``)."""
-        return {
-            "base": self.base,
-            "target": self.target,
-            "status": self.status,
-            "additions": [list(p) for p in self.additions],
-            "links_added": len(self.additions),
-            "arcs_added": 2 * len(self.additions),
-            "cost": self.cost,
-            "lower_bound": self.lower_bound,
-            "gap": self.gap,
-            "exact": self.exact,
-            "proof": self.proof,
-            "reason": self.reason,
-            "ports": self.ports,
-            "topology": None if self.topology is None else self.topology.graph.get("spec"),
-            "stats": self.stats,
-        }
 
 
 def _requirements(
@@ -294,10 +223,11 @@ def design(
         add_cut(master, G, cands, cut)
     need = link_ends_needed(G, cuts0)
     counting = counting_bound(need, cands, room)
+    add_bounds(master, cands, counting_groups(need, cands, room), counting["cost"])
     steiner = len(span_nodes) < G.number_of_nodes()
     packs = max_height is not None or (steiner and reqs[0].roots is not None)
     deadline = start + time_limit
-    ctx = _Context(G, cands, reqs, span_nodes, budget, base_max, target, counting, start)
+    ctx = ResultBuilder(G, cands, reqs, span_nodes, budget, base_max, target, counting, start)
 
     if max_height is not None:
         far = height_reason(G, cands, room, reqs, span_nodes, max_height)
@@ -321,8 +251,10 @@ def design(
         if sol.selection is None:
             break
         H = with_links(G, (cands[i].pair for i in sol.selection))
-        new = [c for c in violated_cuts(H, reqs, span_nodes) if add_cut(master, G, cands, c)]
-        if new:
+        violated = violated_cuts(H, reqs, span_nodes)
+        if violated:
+            if not [c for c in violated if add_cut(master, G, cands, c)]:
+                break  # cannot happen (a model cut holds for its solution); stop, do not loop
             continue
         if packs:
             verdict, packed = packing_check(
@@ -375,92 +307,6 @@ def _warm(
     return greedy, None if packs else greedy, "greedy"
 
 
-@dataclass(frozen=True)
-class _Context:
-    """What the result builders need (kept together so :func:`design` stays readable)."""
-
-    G: nx.MultiDiGraph
-    cands: Sequence[Any]
-    reqs: Sequence[Requirement]
-    span: Sequence[int]
-    budget: Mapping[int, int]
-    base_max: int
-    target: dict[str, Any]
-    counting: dict[str, Any]
-    start: float
-
-    def _stats(self, master: Any, rounds: int, warm: str | None) -> dict[str, Any]:
-        return {
-            "candidates": len(self.cands),
-            "families": sorted({f for c in self.cands for f in c.family.split("+")}),
-            "rounds": rounds,
-            "cuts": len(master.cuts),
-            "nogoods": master.nogoods,
-            "warm_start": warm,
-            "wall_time": round(time.perf_counter() - self.start, 3),
-        }
-
-    def _ports(self, T: nx.MultiDiGraph | None) -> dict[str, Any]:
-        limits = sorted(set(self.budget.values()))
-        out: dict[str, Any] = {"budget": limits[0] if len(limits) == 1 else limits}
-        out["base_max"] = self.base_max
-        if T is not None:
-            final = links_per_node(T)
-            out["max_links"] = max(final.values())
-            out["router_radix"] = out["max_links"] + 1
-            out["above_base"] = [v for v, n in sorted(final.items()) if n > self.base_max]
-        return out
-
-    def infeasible(self, reason: dict, master: Any, rounds: int, warm: str | None) -> DesignResult:
-        proof = {"solver": "INFEASIBLE", "cuts": len(master.cuts), "counting": self.counting}
-        proof["text"] = "no choice of candidate links within the port budgets: " + reason["text"]
-        return DesignResult(
-            str(self.G.graph.get("spec", "")), self.target, "infeasible", (), None, None, True,
-            proof, reason, self._ports(None), None, self._stats(master, rounds, warm),
-        )  # fmt: skip
-
-    def found(
-        self,
-        sel: Sequence[int],
-        bound: int,
-        exact: bool,
-        master: Any,
-        rounds: int,
-        warm: str | None,
-        packed: list[dict[str, Any]] | None,
-    ) -> DesignResult:
-        pairs = tuple(self.cands[i].pair for i in sorted(sel))
-        cost = sum(self.cands[i].cost for i in sel)
-        status = "optimal" if bound >= cost else "feasible"
-        T = with_links(self.G, pairs)
-        spec = str(self.G.graph.get("spec", ""))
-        T.graph["spec"] = f"{spec}+design"
-        T.graph["name"] = (
-            f"{self.G.graph.get('name', spec)} + design ({self.target['trees']} trees)"
-        )
-        T.graph["params"] = {
-            **self.G.graph.get("params", {}),
-            "design": {"base": spec, "target": self.target, "added": [list(p) for p in pairs]},
-        }
-        counting = {**self.counting, "tight": self.counting["cost"] >= cost}
-        proof = {
-            "lower_bound": min(bound, cost),
-            "solver": "OPTIMAL" if status == "optimal" else "FEASIBLE (time limit)",
-            "cuts": len(master.cuts),
-            "counting": counting,
-            "nogoods": master.nogoods,
-            "text": optimality_text(
-                status, cost, min(bound, cost), counting, len(master.cuts), master.nogoods
-            ),
-        }
-        if packed is not None:
-            proof["packings"] = packed
-        return DesignResult(
-            spec, self.target, status, pairs, cost, min(bound, cost), exact, proof, None,
-            self._ports(T), T, self._stats(master, rounds, warm),
-        )  # fmt: skip
-
-
 def design_gap(
     G: nx.MultiDiGraph,
     k: int | None = None,
@@ -481,7 +327,8 @@ def design_gap(
     k : int, optional
         Tree count to reach (default: what ``G`` reaches for any roots).
     add : str or sequence, optional
-        Candidates instead of ``G``'s own added links (as for :func:`design`).
+        Candidates instead of ``G``'s own added links (as for :func:`design`); when ``G`` has
+        no added links, perimeter-parallel.
     time_limit : float
         Seconds for the design search.
 
@@ -512,7 +359,7 @@ def design_gap(
                             if c == "added"])  # fmt: skip
     if trees < 1 or (not pairs and arc_connectivity(base) >= trees):
         return out | {"minimum_links": 0, "gap": 0, "status": "optimal", "design": []}
-    family = add if add is not None else list(pairs)
+    family = add if add is not None else (list(pairs) or "perimeter-parallel")
     r = design(base, trees=trees, add=family, max_links=max(links_per_node(G).values()),
                time_limit=time_limit)  # fmt: skip
     if r.cost is None:

@@ -19,6 +19,7 @@ import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import networkx as nx
 from ortools.sat.python import cp_model
@@ -26,7 +27,15 @@ from ortools.sat.python import cp_model
 from supermesh.trees.design_candidates import Candidate
 from supermesh.trees.design_cuts import Cut, crossing, entering
 
-__all__ = ["Master", "MasterSolution", "add_cut", "add_nogood", "build_master", "solve_master"]
+__all__ = [
+    "Master",
+    "MasterSolution",
+    "add_bounds",
+    "add_cut",
+    "add_nogood",
+    "build_master",
+    "solve_master",
+]
 
 
 @dataclass
@@ -134,6 +143,25 @@ def add_cut(master: Master, G: nx.MultiDiGraph, cands: Sequence[Candidate], cut:
         master.hopeless = cut
     master.model.add(sum(master.x[i] for i in idx) >= rhs)
     return True
+
+
+def add_bounds(
+    master: Master,
+    cands: Sequence[Candidate],
+    groups: Sequence[tuple[frozenset[int], int, int, Any]],
+    cost: int,
+) -> None:
+    """Add the counting bounds as redundant constraints (they help CP-SAT prove the optimum).
+
+    ``groups`` are the terms of :func:`~supermesh.trees.design_proof.counting_groups`: at
+    least ``links`` chosen links inside each group's nodes; ``cost`` bounds the total cost.
+    """
+    for nodes, links, _, _ in groups:
+        inside = [x for c, x in zip(cands, master.x, strict=True) if c.u in nodes and c.v in nodes]
+        if links > 0:
+            master.model.add(sum(inside) >= links)
+    if cost > 0:
+        master.model.add(sum(c.cost * x for c, x in zip(cands, master.x, strict=True)) >= cost)
 
 
 def add_nogood(master: Master, selection: Sequence[int]) -> None:

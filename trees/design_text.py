@@ -26,9 +26,9 @@ def optimality_text(
         )
     solver = (
         f"CP-SAT proved that no choice of candidates within the port budgets costing less than "
-        f"{cost} meets the {cuts} cut conditions found by max-flow (each is necessary: a set "
-        "entered by a base arcs needs as many chosen links crossing it as the trees rooted "
-        "outside it lack), and this design meets every condition."
+        f"{cost} meets the {cuts} cut conditions found by max-flow (each is necessary: a node "
+        "set needs one entering arc per tree rooted outside it, from the base or from chosen "
+        "links crossing it), and this design meets every condition."
     )
     if nogoods:
         solver = solver[:-1] + (
@@ -75,8 +75,8 @@ def solver_reason(master: Any) -> dict[str, Any]:
             "nogoods": master.nogoods,
             "text": (
                 f"every design meeting the cut conditions failed to carry the trees within the "
-                f"height limit ({master.nogoods} designs and all their subsets ruled out by "
-                "packing them)"
+                f"height limit ({master.nogoods} design{'s' if master.nogoods > 1 else ''} and "
+                "all their subsets ruled out by packing their trees, CP-SAT proofs)"
             ),
         }
     return {

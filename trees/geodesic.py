@@ -151,7 +151,7 @@ def geodesic_packing(
                 ]
                 if required or (ok and _feeds(net, dist[t], v, targets)):
                     options[t] = ok
-            found = _best_match(options, net.capacity, required, v)
+            found = _best_match(options, net.capacity, required)
             if found is None:
                 return None
             for t, (u, _) in found.items():
@@ -167,7 +167,7 @@ def _feeds(net: WorkingNetwork, dist: dict[int, int], v: int, targets: set[int])
 
 
 def _best_match(
-    options: dict[int, list[Pair]], capacity: dict[Pair, int], required: bool, v: int
+    options: dict[int, list[Pair]], capacity: dict[Pair, int], required: bool
 ) -> dict[int, Pair] | None:
     trees = sorted(options)
     if required:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from supermesh.errors import SpecError
-from supermesh.parallel import map_tasks, open_executor
+from supermesh.parallel import map_tasks, open_executor, remove_temporaries
 from supermesh.topologies import build
 from supermesh.topologies.spec import parse_spec
 from supermesh.trees.allsizes import Case, cases_for, join_cases
@@ -291,15 +291,19 @@ def prove_family(
         )
         for spec, size in zip(specs, size_list, strict=True)
     ]
-    if executor is None:
-        with open_executor() as pool:
+    try:
+        if executor is None:
+            with open_executor() as pool:
+                proofs = map_tasks(
+                    prove_size, tasks, executor=pool, progress=progress, description=f"prove {name}"
+                )
+        else:
             proofs = map_tasks(
-                prove_size, tasks, executor=pool, progress=progress, description=f"prove {name}"
+                prove_size, tasks, executor=executor, progress=progress, description=f"prove {name}"
             )
-    else:
-        proofs = map_tasks(
-            prove_size, tasks, executor=executor, progress=progress, description=f"prove {name}"
-        )
+    except BaseException:
+        remove_temporaries(t.out_path for t in tasks if t.out_path is not None)
+        raise
     return FamilyProof(
         family=f"{name}{options}",
         direction=direction,

@@ -328,7 +328,8 @@ def _compute(task: SizeTask) -> dict[str, Any]:
         "choices": {n: d for n, (d, _) in choices.items()},
     }
     doc["findings"] = recheck_document(doc, G)
-    settled = all(c["status"] in ("optimal", "infeasible", "n/a") for c in doc["choices"].values())
+    statuses = [str(d["status"]) for d, _ in choices.values()]
+    settled = all(s in ("optimal", "infeasible", "n/a") for s in statuses)
     proven = not doc["findings"] and lower is not None and settled
     doc["status"] = "proven" if proven else "partial"
     return doc
@@ -463,16 +464,17 @@ def _reusable(task: SizeTask) -> dict[str, Any] | None:
         return None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         return None
-    same = doc.get("topology") == build(task.spec).graph.get("spec", task.spec)
-    same = same and doc.get("direction") == task.direction
     names = [n for n in task.choices if n != "free"]
-    if not same or not all(n in (doc.get("choices") or {}) for n in names):
+    if doc.get("direction") != task.direction or not all(
+        n in (doc.get("choices") or {}) for n in names
+    ):
         return None
-    if recheck_document(doc):
+    G = build(task.spec)
+    if doc.get("topology") != G.graph.get("spec", task.spec) or recheck_document(doc, G):
         return None
     settled = all(doc["choices"][n]["status"] in ("optimal", "infeasible", "n/a") for n in names)
-    if not settled and float(doc.get("time_limit", 0)) < task.time_limit:
-        return None  # an earlier, shorter run left gaps: try again with more time
+    if not settled:
+        return None  # an earlier run left gaps (time limit, interrupt): try again
     doc["choices"] = {n: doc["choices"][n] for n in names}
     return doc
 

@@ -60,7 +60,11 @@ Buffers = Union[int, None, Literal["default"]]  # noqa: UP007
 
 
 def fifo_model(
-    G: nx.MultiDiGraph, schedule: AnySchedule, *, buffers: Buffers = "default", periodic: bool = True
+    G: nx.MultiDiGraph,
+    schedule: AnySchedule,
+    *,
+    buffers: Buffers = "default",
+    periodic: bool = True,
 ) -> FifoModel:
     """The FIFO model of any accepted schedule form.
 
@@ -87,8 +91,9 @@ def fifo_model(
         :func:`~supermesh.verify.tree_schedule.tree_model`) or another type.
     """
     if isinstance(schedule, Schedule):
-        return table_model(schedule, buffers=1 if buffers == "default" else buffers,
-                           periodic=periodic)  # fmt: skip
+        return table_model(
+            schedule, buffers=1 if buffers == "default" else buffers, periodic=periodic
+        )
     if isinstance(schedule, TreeSchedule):
         model = tree_model(G, schedule)
     elif isinstance(schedule, FifoModel):
@@ -339,7 +344,10 @@ def _find_fix(
         for slots in sorted({model.buffers + 1, 2 * model.buffers, most}):
             if slots > model.buffers:
                 attempts.append(
-                    (f"give every link {slots} buffer slots", dataclasses.replace(model, buffers=slots))
+                    (
+                        f"give every link {slots} buffer slots",
+                        dataclasses.replace(model, buffers=slots),
+                    )
                 )
     for text, candidate in attempts[:tries]:
         if _cycle(_wait_graph(candidate)) is None:

@@ -165,16 +165,17 @@ def is_periodic(schedule: Schedule) -> bool:
             if d is None or d.phase not in PHASE_RANK or e.phase not in PHASE_RANK:
                 return False
             same = (d.phase, d.set_index, d.chunk_first, d.chunk_last) == (
-                e.phase, e.set_index, e.chunk_first, e.chunk_last,
-            )  # fmt: skip
+                e.phase,
+                e.set_index,
+                e.chunk_first,
+                e.chunk_last,
+            )
             if not same and PHASE_RANK[d.phase] >= PHASE_RANK[e.phase]:
                 return False
     return all(len(v) == 1 for v in lengths.values())
 
 
-def table_model(
-    schedule: Schedule, *, buffers: int | None = 1, periodic: bool = True
-) -> FifoModel:
+def table_model(schedule: Schedule, *, buffers: int | None = 1, periodic: bool = True) -> FifoModel:
     """The FIFO model of a schedule table.
 
     Parameters
@@ -218,7 +219,9 @@ def table_model(
             raise SupermeshError(f"entry {e.id} carries no chunk ({e.chunk_first}..{e.chunk_last})")
         by_id[e.id] = e
     reduced = periodic and is_periodic(schedule)
-    unroll = {e.id: min(_length(e), PERIODIC_CHUNKS) if reduced else _length(e) for e in by_id.values()}
+    unroll = {
+        e.id: min(_length(e), PERIODIC_CHUNKS) if reduced else _length(e) for e in by_id.values()
+    }
 
     def transfer(e: ScheduleEntry, chunk: int) -> Transfer:
         return Transfer(e.phase, e.set_index, e.tree_index, chunk, e.arc, entry=e.id)
@@ -244,11 +247,11 @@ def table_model(
             deps[x] = tuple(waits)
     fifos = {a: [x for _, x in sorted(q, key=lambda item: item[0])] for a, q in queued.items()}
     longest = max((_length(e) for e in by_id.values()), default=0)
-    note = (
-        f"table of {len(by_id)} entries, chunks unrolled: "
-        + (f"{PERIODIC_CHUNKS} of {longest} (periodic in the chunk index)" if reduced and
-           longest > PERIODIC_CHUNKS else "all")
-    )  # fmt: skip
+    note = f"table of {len(by_id)} entries, chunks unrolled: " + (
+        f"{PERIODIC_CHUNKS} of {longest} (periodic in the chunk index)"
+        if reduced and longest > PERIODIC_CHUNKS
+        else "all"
+    )
     return FifoModel(
         fifos=fifos,
         hops={x: (x.arc,) for x in deps},

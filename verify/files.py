@@ -351,15 +351,26 @@ def _check_trees(doc: dict[str, Any], source: str, base_dir: Path | None) -> Fil
 def _deadlock(G: Any, schedule: Schedule, found: list[Finding]) -> tuple[str, dict[str, Any]]:
     """The deadlock verdict for the summary line, the report's extra part; extends ``found``."""
     if any(f.code in _BLOCKING for f in found):
-        found.append(Finding("deadlock-unchecked", "deadlock not analysed: the entries or their "
-                             "dependencies are malformed (see the errors above)", "warning"))  # fmt: skip
+        found.append(
+            Finding(
+                "deadlock-unchecked",
+                "deadlock not analysed: the entries or their "
+                "dependencies are malformed (see the errors above)",
+                "warning",
+            )
+        )
         return "deadlock not analysed", {"deadlock": None}
     periodic = is_periodic(schedule)
     lengths = [max(0, e.chunk_last - e.chunk_first + 1) for e in schedule.entries]
     size = sum(min(n, PERIODIC_CHUNKS) if periodic else n for n in lengths)
     if size > MAX_TRANSFERS:
-        found.append(Finding("deadlock-unchecked", f"deadlock not analysed: {size} transfers "
-                             f"to unroll (more than {MAX_TRANSFERS})", "warning"))  # fmt: skip
+        found.append(
+            Finding(
+                "deadlock-unchecked",
+                f"deadlock not analysed: {size} transfers to unroll (more than {MAX_TRANSFERS})",
+                "warning",
+            )
+        )
         return "deadlock not analysed", {"deadlock": None}
     try:
         report = check_deadlock(G, schedule)
@@ -374,7 +385,7 @@ def _deadlock(G: Any, schedule: Schedule, found: list[Finding]) -> tuple[str, di
 def _check_schedule(doc: dict[str, Any], source: str, base_dir: Path | None) -> FileReport:
     try:
         schedule = Schedule.from_json(doc, source=source)
-    except (TypeError, ValueError, AttributeError) as exc:
+    except (TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise InputFileError(f"{source}: malformed schedule file ({exc})") from None
     G = _topology_for(schedule.topology, base_dir)
     found = check_schedule(G, schedule)

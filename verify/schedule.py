@@ -31,19 +31,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
 import networkx as nx
 
 from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule_model import COLLECTIVES, Schedule, ScheduleEntry
 from supermesh.verify.findings import Finding
-from supermesh.verify.schedule_flow import (
-    PHASES_OF,
-    check_chunk_ranges,
-    check_packings,
-    check_tree_flows,
-    where,
-)
+from supermesh.verify.schedule_flow import PHASES_OF, check_tree_flows, where
+from supermesh.verify.schedule_ranges import check_chunk_ranges, check_packings
 from supermesh.verify.trees import span_nodes
 
 __all__ = ["check_schedule"]
@@ -63,9 +59,10 @@ def _entry_fields(
     found: list[Finding] = []
     w = f"entry {e.id} ({where(e)})"
 
-    def bad(code: str, msg: str, **kw: object) -> None:
-        found.append(Finding(code, f"{w}: {msg}", set=e.set_index, tree=e.tree_index,
-                             entry=e.id, **kw))  # type: ignore[arg-type]  # fmt: skip
+    def bad(code: str, msg: str, **kw: Any) -> None:
+        found.append(
+            Finding(code, f"{w}: {msg}", set=e.set_index, tree=e.tree_index, entry=e.id, **kw)
+        )
 
     if e.collective != s.collective:
         bad("bad-field", f"collective {e.collective!r}, the schedule's is {s.collective!r}")
@@ -79,20 +76,34 @@ def _entry_fields(
     elif not G.has_edge(e.src, e.dst, e.key):
         bad("arc-missing", f"link {_arc_text(e.arc)} does not exist", arc=e.arc)
     if e.chunk_first < 0 or e.chunk_last - e.chunk_first + 1 != s.chunks:
-        bad("chunk-range", f"carries chunks {e.chunk_first}..{e.chunk_last}, not {s.chunks} "
-            "chunks (every tree carries `chunks`)")  # fmt: skip
+        bad(
+            "chunk-range",
+            f"carries chunks {e.chunk_first}..{e.chunk_last}, not {s.chunks} "
+            "chunks (every tree carries `chunks`)",
+        )
     for i in e.deps:
         d = by_id.get(i)
         if d is None or i == e.id:
-            bad("dep-missing", f"depends on entry {i}, which " +
-                ("is itself" if i == e.id else "does not exist"))  # fmt: skip
+            bad(
+                "dep-missing",
+                f"depends on entry {i}, which " + ("is itself" if i == e.id else "does not exist"),
+            )
         elif not (d.chunk_first <= e.chunk_first and e.chunk_last <= d.chunk_last):
-            bad("dep-chunks", f"waits for chunks {e.chunk_first}..{e.chunk_last} from entry "
-                f"{i}, which carries {d.chunk_first}..{d.chunk_last}")  # fmt: skip
+            bad(
+                "dep-chunks",
+                f"waits for chunks {e.chunk_first}..{e.chunk_last} from entry "
+                f"{i}, which carries {d.chunk_first}..{d.chunk_last}",
+            )
         elif d.dst != e.src:
-            found.append(Finding("dep-unrelated", f"{w}: waits for entry {i}, which delivers "
-                                 f"to {d.dst}, not to its sender {e.src}", "warning",
-                                 entry=e.id))  # fmt: skip
+            found.append(
+                Finding(
+                    "dep-unrelated",
+                    f"{w}: waits for entry {i}, which delivers "
+                    f"to {d.dst}, not to its sender {e.src}",
+                    "warning",
+                    entry=e.id,
+                )
+            )
     return found
 
 
@@ -104,8 +115,9 @@ def _tables(G: nx.MultiDiGraph, s: Schedule) -> list[Finding]:
         if e.dst != e.src:
             rows[e.dst].append(e.id)
     for n in sorted(set(s.tables) - set(G)):
-        found.append(Finding("node-out-of-range", f"tables list node {n}, not in the topology",
-                             node=n))  # fmt: skip
+        found.append(
+            Finding("node-out-of-range", f"tables list node {n}, not in the topology", node=n)
+        )
     for n in sorted(G):
         want, got = sorted(rows.get(n, [])), list(s.tables.get(n, ()))
         if got != want:
@@ -117,24 +129,28 @@ def _tables(G: nx.MultiDiGraph, s: Schedule) -> list[Finding]:
     return found
 
 
-def _depends(by_id: dict[int, ScheduleEntry], a: int, b: int) -> bool:
-    """Whether entry ``a`` waits (directly or through others) for entry ``b``."""
-    seen, stack = {a}, [a]
+def _ancestors(by_id: dict[int, ScheduleEntry], a: int) -> set[int]:
+    """The entries ``a`` waits for, directly or through others."""
+    seen: set[int] = set()
+    stack = [a]
     while stack:
         for d in by_id[stack.pop()].deps:
-            if d == b:
-                return True
             if d in by_id and d not in seen:
                 seen.add(d)
                 stack.append(d)
-    return False
+    return seen
 
 
 def _order_finding(
     arc: tuple[int, int, int], a: ScheduleEntry, b: ScheduleEntry, why: str
 ) -> Finding:
-    return Finding("fifo-order", f"link {_arc_text(arc)}: entry {a.id} (step {a.step}) is "
-                   f"served before entry {b.id} (step {b.step}): {why}", arc=arc, entry=a.id)  # fmt: skip
+    return Finding(
+        "fifo-order",
+        f"link {_arc_text(arc)}: entry {a.id} (step {a.step}) is "
+        f"served before entry {b.id} (step {b.step}): {why}",
+        arc=arc,
+        entry=a.id,
+    )
 
 
 def _fifo(s: Schedule, by_id: dict[int, ScheduleEntry]) -> list[Finding]:
@@ -145,23 +161,43 @@ def _fifo(s: Schedule, by_id: dict[int, ScheduleEntry]) -> list[Finding]:
     for arc, es in sorted(links.items()):
         es = sorted(es, key=lambda e: (e.step, e.id))
         if [e.step for e in es] != list(range(len(es))):
-            found.append(Finding("fifo-step", f"link {_arc_text(arc)}: steps "
-                                 f"{[e.step for e in es]} are not 0..{len(es) - 1}", arc=arc))  # fmt: skip
+            found.append(
+                Finding(
+                    "fifo-step",
+                    f"link {_arc_text(arc)}: steps {[e.step for e in es]} are not 0..{len(es) - 1}",
+                    arc=arc,
+                )
+            )
         keys = [(PHASE_RANK.get(e.phase, 9), e.set_index) for e in es]
         for i in range(1, len(es)):
             if keys[i - 1] > keys[i]:
                 a, b = es[i - 1], es[i]
-                found.append(_order_finding(arc, a, b, f"{where(a)} before {where(b)}, against "
-                                            "the order (phase, set, chunk, step)"))  # fmt: skip
+                found.append(
+                    _order_finding(
+                        arc,
+                        a,
+                        b,
+                        f"{where(a)} before {where(b)}, against "
+                        "the order (phase, set, chunk, step)",
+                    )
+                )
         runs: dict[tuple[int, int], list[ScheduleEntry]] = defaultdict(list)
         for k, e in zip(keys, es, strict=True):
             runs[k].append(e)
         for run in runs.values():  # a set's entries on one link (several only if trees share it)
-            for i, a in enumerate(run):
+            for i, a in enumerate(run[:-1]):
+                waits = _ancestors(by_id, a.id) if a.id in by_id else set()
                 for b in run[i + 1 :]:
-                    if a.id in by_id and _depends(by_id, a.id, b.id):
-                        found.append(_order_finding(arc, a, b, f"it waits for entry {b.id}, "
-                                                    "which is behind it: the link would stall"))  # fmt: skip
+                    if b.id in waits:
+                        found.append(
+                            _order_finding(
+                                arc,
+                                a,
+                                b,
+                                f"it waits for entry {b.id}, "
+                                "which is behind it: the link would stall",
+                            )
+                        )
     return found
 
 
@@ -213,20 +249,30 @@ def check_schedule(
     by_id: dict[int, ScheduleEntry] = {}
     for i, e in enumerate(schedule.entries):
         if e.id != i or e.id in by_id:
-            found.append(Finding("entry-id", f"entry #{i} has id {e.id}; ids must be 0, 1, 2, "
-                                 "... in order", entry=e.id))  # fmt: skip
+            found.append(
+                Finding(
+                    "entry-id",
+                    f"entry #{i} has id {e.id}; ids must be 0, 1, 2, ... in order",
+                    entry=e.id,
+                )
+            )
         by_id.setdefault(e.id, e)
     ranks = span_nodes(G)
     if sorted(schedule.ranks) != ranks:
-        found.append(Finding("ranks-mismatch", f"the schedule's ranks {sorted(schedule.ranks)} "
-                             f"are not the topology's compute chiplets {ranks}"))  # fmt: skip
+        found.append(
+            Finding(
+                "ranks-mismatch",
+                f"the schedule's ranks {sorted(schedule.ranks)} "
+                f"are not the topology's compute chiplets {ranks}",
+            )
+        )
     for e in schedule.entries:
         found += _entry_fields(G, schedule, e, by_id)
     found += _tables(G, schedule)
     found += _fifo(schedule, by_id)
     if not any(f.code in ("entry-id", "bad-field") for f in found):
         found += check_chunk_ranges(schedule, ranks)
-        found += check_tree_flows(schedule, ranks, by_id)
+        found += check_tree_flows(schedule, ranks)
         if packings is not None:
             found += check_packings(schedule, packings, ranks)
     return found

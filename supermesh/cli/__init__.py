@@ -39,6 +39,8 @@ _COMMANDS: dict[str, str] = {
     "schedule": "schedule",
     "prove": "prove",
     "sim": "sim", "sweep": "sweep",  # fmt: skip
+    "gallery": "gallery",
+    "design": "design",
 }
 
 

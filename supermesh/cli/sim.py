@@ -145,6 +145,11 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
 @click.option(
     "--set", "overrides", multiple=True, metavar="NAME=VALUE", help="Override a parameter."
 )
+@click.option(
+    "--roots",
+    default=None,
+    help="Tree roots (corners, sides, or ids like 0,3,12) for allreduce/broadcast/reduce.",
+)
 @click.option("--time-limit", default=60.0, show_default=True, help="CP-SAT seconds per tree set.")
 @click.option("--no-links", is_flag=True, help="Leave the per-link list out of --json.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON document.")
@@ -156,6 +161,7 @@ def sim(
     preset: str,
     tree_files: tuple[str, ...],
     overrides: tuple[str, ...],
+    roots: str | None,
     time_limit: float,
     no_links: bool,
     as_json: bool,
@@ -183,6 +189,7 @@ def sim(
         params,
         trees=trees,
         reduce_trees=reduce_trees,
+        roots=roots,
         time_limit=time_limit,
     )
     if as_json:

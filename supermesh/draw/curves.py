@@ -114,9 +114,11 @@ def _x_axis(ax: Axes, x: str, values: Iterable[float]) -> None:
     else:  # chiplet counts: linear (linear growth looks linear); labels at least 1/14 apart
         gap = (ticks[-1] - ticks[0]) / 14.0
         labelled = []
-        for v in reversed(ticks):
-            if not labelled or labelled[-1] - v >= gap:
+        for v in ticks:
+            if not labelled or v - labelled[-1] >= gap:
                 labelled.append(v)
+        if labelled[-1] != ticks[-1]:  # always label the largest
+            labelled[-1] = ticks[-1]
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_major_locator(FixedLocator(labelled))
     ax.xaxis.set_minor_locator(FixedLocator(ticks) if len(labelled) < len(ticks) else NullLocator())
@@ -197,8 +199,8 @@ def draw_sweep(
     if y == "bandwidth" and not normalize:
         ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    if legend:
-        ax.legend(fontsize=7.5, frameon=True, loc="best")
+    if legend:  # curves rise to the right: bandwidth saturates at the top, times grow
+        ax.legend(fontsize=7.5, frameon=True, loc="lower right" if y == "bandwidth" else "upper left")
     if title is not None:
         ax.set_title(title, fontsize=10)
     return fig

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import EngFormatter
 
-from supermesh.draw.common import new_figure, tree_color
+from supermesh.draw.common import lighten, new_figure, tree_color
 from supermesh.errors import SupermeshError
 from supermesh.sim.collectives import OrientedTree, check_collective, orient, tree_program
 from supermesh.sim.engine import run_program
@@ -276,24 +276,34 @@ def draw_pipeline(
         fig, ax = new_figure(8.0, 0.9 + 0.26 * len(rows))
     else:
         fig = cast(Figure, ax.get_figure(root=True))
-    bars: dict[int, list[np.ndarray]] = {}
+    bars: dict[tuple[int, bool], list[np.ndarray]] = {}
     shown = [t for t in timeline.transfers if t.arc in row_of]
     for t in shown:
-        y = row_of[t.arc]
+        y, h = row_of[t.arc], 0.36
         key = t.tree if mode == "tree" else t.set
-        box = np.array([[t.start, y - 0.36], [t.end, y - 0.36], [t.end, y + 0.36], [t.start, y + 0.36]])
-        bars.setdefault(key, []).append(box)
+        faded = of_tree is not None and t.tree != of_tree
+        box = np.array([[t.start, y - h], [t.end, y - h], [t.end, y + h], [t.start, y + h]])
+        bars.setdefault((key, faded), []).append(box)
     handles = []
-    for key in sorted(bars):
-        color = tree_color(key)
-        coll = PolyCollection(bars[key], facecolors=color, edgecolors="white", linewidths=0.6)
-        coll.set_gid(f"{mode}-{key}")
+    for key, faded in sorted(bars):
+        color = lighten(tree_color(key), 0.55) if faded else tree_color(key)
+        coll = PolyCollection(
+            bars[key, faded], facecolors=[color], edgecolors="white", linewidths=0.6
+        )
+        coll.set_gid(f"{mode}-{key}" + ("-other" if faded else ""))
         ax.add_collection(coll, autolim=True)
+        if (key, False) in bars and faded:
+            continue
         label = f"set {key + 1}" if mode == "set" else f"tree {key + 1} (root {timeline.roots[key]})"
+        if mode == "set" and of_tree is not None and not faded:
+            label += f": tree {of_tree + 1}"
         handles.append(Patch(facecolor=color, label=label))
+    if of_tree is not None and any(faded for _, faded in bars):
+        handles.append(Patch(facecolor="#d0d0d0", label="other trees: paler"))
     span = max(t.end for t in shown) - min(t.start for t in shown)
     for t in shown:
         if (t.end - t.start) / max(span, 1e-12) > 0.018:
+            pale = of_tree is not None and t.tree != of_tree
             ax.text(
                 (t.start + t.end) / 2,
                 row_of[t.arc],
@@ -301,7 +311,7 @@ def draw_pipeline(
                 ha="center",
                 va="center",
                 fontsize=6.5,
-                color="white",
+                color="#404040" if pale else "white",
                 weight="bold",
             ).set_gid("chunk")
     phases = sorted({(t.phase, t.start) for t in timeline.transfers if t.phase == "forward"})

@@ -136,6 +136,8 @@ def swap_steps(schedule: Schedule, a: int, b: int) -> Schedule:
     """Exchange the FIFO steps of entries ``a`` and ``b`` (which should share a link)."""
     entries = list(schedule.entries)
     ea, eb = entries[a], entries[b]
-    entries[a], entries[b] = (dataclasses.replace(ea, step=eb.step),
-                              dataclasses.replace(eb, step=ea.step))  # fmt: skip
+    entries[a], entries[b] = (
+        dataclasses.replace(ea, step=eb.step),
+        dataclasses.replace(eb, step=ea.step),
+    )
     return _with(schedule, entries)

@@ -353,8 +353,9 @@ def schedules(
     from supermesh.trees.schedule import build_schedule
 
     if G is None:
-        G = draw(multidigraphs(max_nodes=5, max_arcs=6, symmetric=True, multiplicity=k,
-                               memory=True))  # fmt: skip
+        G = draw(
+            multidigraphs(max_nodes=5, max_arcs=6, symmetric=True, multiplicity=k, memory=True)
+        )
     collective = draw(st.sampled_from(list(collectives)))
     packing = draw(collective_packings(G, collective, k=k))
     chunks = draw(st.integers(1, max_chunks))

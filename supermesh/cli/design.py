@@ -1,0 +1,217 @@
+"""``supermesh design``: the cheapest links to add for a target tree count, with proof."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from supermesh.cli import EXIT_FINDINGS
+from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.errors import SpecError
+
+_ADD_HELP = (
+    "Candidate links: perimeter-parallel (a second link beside each perimeter link; default), "
+    "any-parallel (beside any link), diagonal (to the 4 diagonal neighbours) or links like "
+    "0-1,5-6. Repeat to offer several families."
+)
+_ROOTS_HELP = (
+    "any (every choice of K roots; default), corners, sides, or node ids like 0,3,15,12. "
+    "Repeat for several root sets (RS/AG), each with at most K roots."
+)
+_COST_HELP = "Link cost: FAMILY=C or u-v=C (integers; default 1 each). Repeatable."
+_SHOWN = 24
+
+
+def _costs(texts: tuple[str, ...]) -> dict[Any, int]:
+    out: dict[Any, int] = {}
+    for text in texts:
+        key, eq, value = text.partition("=")
+        key = key.strip().lower()
+        if not eq or not value.strip().isdigit() or not key:
+            raise SpecError(
+                f"--cost {text!r} is not KEY=C with an integer C",
+                hint="e.g. --cost diagonal=2 or --cost 0-1=3",
+            )
+        a, dash, b = key.partition("-")
+        is_link = dash and a.isdigit() and b.isdigit()
+        out[(int(a), int(b)) if is_link else key] = int(value)
+    return out
+
+
+def _budget(max_links: int | None, max_radix: int | None) -> int | None:
+    if max_links is not None and max_radix is not None:
+        raise SpecError(
+            "give --max-links or --max-radix, not both",
+            hint="--max-radix R means at most R - 1 links per chiplet (one port is local)",
+        )
+    if max_radix is not None:
+        if max_radix < 2:
+            raise SpecError(f"--max-radix {max_radix} leaves no link port", hint="e.g. 5")
+        return max_radix - 1
+    return max_links
+
+
+def run(
+    base: str,
+    families: tuple[str, ...],
+    trees: int,
+    roots_texts: tuple[str, ...],
+    direction: str,
+    max_links: int | None,
+    costs: dict[Any, int],
+    max_height: int | None,
+    time_limit: float,
+) -> tuple[Any, Any]:
+    """Parse the options into one :func:`supermesh.trees.design.design` call: ``(base, result)``."""
+    from supermesh.trees.design import design as run_design
+    from supermesh.trees.rootspec import resolve_roots
+
+    G = load_spec(base)
+    texts = [t for t in roots_texts if t.strip().lower() != "any"]
+    if len(texts) < len(roots_texts) and texts:
+        raise SpecError("--roots any cannot be mixed with root lists", hint="drop --roots any")
+    sets = [resolve_roots(G, t) for t in texts]
+    return G, run_design(
+        G,
+        trees=trees,
+        add=list(families),
+        roots=sets[0] if len(sets) == 1 else None,
+        root_sets=sets if len(sets) > 1 else None,
+        direction=direction,
+        max_links=max_links,
+        costs=costs,
+        max_height=max_height,
+        time_limit=time_limit,
+    )
+
+
+def _target_text(r: Any, n_span: int) -> str:
+    t = r.target
+    k = t["trees"]
+    where = "compute chiplets" if t["span"] == "compute" else "span nodes"
+    if t["roots"] == "any":
+        what = f"for any {k} roots ({k}-arc-connected over the {n_span} {where})"
+    elif t["roots"] and isinstance(t["roots"][0], list):
+        what = f"for each of {len(t['roots'])} root sets"
+    else:
+        what = f"rooted at {', '.join(map(str, t['roots']))}"
+    kind = {"both": "out- and in-trees", "out": "out-trees", "in": "in-trees"}[t["direction"]]
+    if t["roots"] == "any":
+        kind = "spanning trees"
+    height = f", each at most {t['max_height']} tall" if t["max_height"] else ""
+    return f"Target: {k} arc-disjoint {kind} {what}{height}."
+
+
+def human(r: Any, n_span: int, written: list[str]) -> list[str]:
+    """The lines printed for a person."""
+    budget = r.ports["budget"]
+    radix = budget + 1 if isinstance(budget, int) else [b + 1 for b in budget]
+    lines = [
+        f"Base {r.base}: {r.stats['candidates']} candidate links "
+        f"({', '.join(r.stats['families'])}); at most {budget} links per chiplet "
+        f"(router radix {radix}).",
+        _target_text(r, n_span),
+    ]
+    if r.status == "infeasible":
+        lines.append(f"Infeasible: {r.proof['text']}.")
+        return lines
+    head = "Optimal" if r.status == "optimal" else "Feasible (time limit)"
+    gap = "" if r.status == "optimal" else f", lower bound {r.lower_bound} (gap {r.gap})"
+    lines.append(
+        f"{head}: {len(r.additions)} links added ({2 * len(r.additions)} arcs), cost {r.cost}{gap}."
+    )
+    shown = ", ".join(f"{u}-{v}" for u, v in r.additions[:_SHOWN])
+    more = f", ... ({len(r.additions)} links)" if len(r.additions) > _SHOWN else ""
+    lines.append(f"Added links: {shown or 'none'}{more}.")
+    above = r.ports["above_base"]
+    lines.append(
+        f"Ports: at most {r.ports['max_links']} links per chiplet (router radix "
+        f"{r.ports['router_radix']}); {len(above)} chiplets above the base's "
+        f"{r.ports['base_max']}" + (f": {', '.join(map(str, above))}." if above else ".")
+    )
+    lines.append(f"Proof: {r.proof['text']}")
+    if not r.exact:
+        lines.append(
+            "Note: memory/I-O chiplets relay (a Steiner problem): the cost is a proven lower "
+            "bound and the design meets the flow condition, which is necessary; trees for a "
+            "given root set can be exhibited with `supermesh trees`."
+        )
+    lines += [f"Wrote {w}." for w in written]
+    return lines
+
+
+@click.command(epilog=SPEC_HELP)
+@click.argument("base")
+@click.option("--add", "families", multiple=True, default=("perimeter-parallel",), help=_ADD_HELP)
+@click.option("--target-trees", "trees", type=int, required=True, help="Number of trees K.")
+@click.option("--roots", "roots_texts", multiple=True, help=_ROOTS_HELP)
+@click.option(
+    "--direction",
+    type=click.Choice(["both", "out", "in"]),
+    default="both",
+    show_default=True,
+    help="With --roots: out-trees (AllGather), in-trees (ReduceScatter) or both (AllReduce).",
+)
+@click.option("--max-links", type=int, help="Most die-to-die links per chiplet (default: base's).")
+@click.option("--max-radix", type=int, help="Most router ports per chiplet: links + 1 local port.")
+@click.option("--cost", "cost_texts", multiple=True, help=_COST_HELP)
+@click.option("--max-height", type=int, help="Also require trees at most this tall (with --roots).")
+@click.option("--time-limit", type=float, default=60.0, show_default=True, help="Seconds.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON document.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the design here.")
+@click.option(
+    "--draw", type=click.Path(dir_okay=False), help="Picture of the design (png/svg/pdf)."
+)
+def design(
+    base: str,
+    families: tuple[str, ...],
+    trees: int,
+    roots_texts: tuple[str, ...],
+    direction: str,
+    max_links: int | None,
+    max_radix: int | None,
+    cost_texts: tuple[str, ...],
+    max_height: int | None,
+    time_limit: float,
+    as_json: bool,
+    output: str | None,
+    draw: str | None,
+) -> None:
+    """Find the cheapest links to add to BASE so it carries K arc-disjoint spanning trees.
+
+    Prints the links, the cost and the proof that nothing cheaper works (or, exit status 1, why
+    no design within the port budgets exists). -o writes the design as a topology JSON file that
+    every command accepts in place of a spec; --draw marks the added links.
+    """
+    from supermesh.draw import draw_topology, figure_format, save_figure
+    from supermesh.topologies import compute_nodes
+    from supermesh.topologies.io import write_topology
+
+    if draw:
+        figure_format(draw)  # a bad extension fails before the search
+    budget = _budget(max_links, max_radix)
+    G, r = run(base, families, trees, roots_texts, direction, budget, _costs(cost_texts),
+            max_height, time_limit)  # fmt: skip
+    written = []
+    if r.topology is not None:
+        figure = draw_topology(r.topology) if draw else None
+        if output:
+            write_topology(r.topology, output)
+            written.append(output)
+        if draw and figure is not None:
+            save_figure(figure, draw)
+            written.append(draw)
+    if as_json:
+        emit_json(r.to_json() | {"written": written})
+    else:
+        span = r.target["span"]
+        n_span = len(compute_nodes(G)) if span == "compute" else len(span)
+        console = stdout_console()
+        for line in human(r, n_span, written):
+            console.print(line)
+        if r.topology is None and (output or draw):
+            console.print("No design exists, so no file was written.")
+    if r.status == "infeasible":
+        sys.exit(EXIT_FINDINGS)

@@ -1,0 +1,71 @@
+"""``supermesh gallery``: run every gallery script and list the pictures it drew."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from rich.table import Table
+
+from supermesh.cli import EXIT_FINDINGS
+from supermesh.cli.common import emit_json, stderr_console, stdout_console
+
+
+@click.command()
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for the images (default: next to the scripts, in gallery/).",
+)
+@click.option(
+    "--gallery",
+    "folder",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder of the plot_*.py scripts (default: gallery/ of the source checkout).",
+)
+@click.option("--only", default=None, help="Run only scripts whose name contains this text.")
+@click.option("--quick", is_flag=True, help="Fewer sizes and shorter solves (as the tests do).")
+@click.option("--json", "as_json", is_flag=True, help="Print the runs as one JSON document.")
+def gallery(
+    output: str | None, folder: str | None, only: str | None, quick: bool, as_json: bool
+) -> None:
+    """Run every gallery script (gallery/plot_*.py) and write one PNG each.
+
+    Each script runs in its own Python process with the Agg backend. Exit status 1 when any
+    script fails (its last error lines are shown).
+    """
+    from supermesh.draw.gallery import run_gallery
+
+    stderr_console(quiet=as_json).print("running the gallery scripts ...")
+    runs = run_gallery(output, folder=folder, only=only, quick=quick)
+    if as_json:
+        emit_json(
+            [
+                {
+                    "script": r.script.name,
+                    "title": r.title,
+                    "image": str(r.image),
+                    "seconds": round(r.seconds, 2),
+                    "ok": r.ok,
+                    "error": r.error or None,
+                }
+                for r in runs
+            ]
+        )
+    else:
+        table = Table(title="supermesh gallery")
+        for col in ("script", "title", "seconds", "image"):
+            table.add_column(col, justify="right" if col == "seconds" else "left")
+        for r in runs:
+            table.add_row(
+                r.script.name,
+                r.title,
+                f"{r.seconds:.1f}",
+                str(r.image) if r.ok else f"FAILED: {r.error}",
+            )
+        stdout_console().print(table)
+    if not all(r.ok for r in runs):
+        sys.exit(EXIT_FINDINGS)

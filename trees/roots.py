@@ -1,0 +1,687 @@
+"""Root sets for ReduceScatter / AllGather: every chiplet roots a tree, ``k`` disjoint trees a set.
+
+In a pipelined ReduceScatter or AllGather each compute chiplet owns ``D / n`` of the data and roots
+one tree. The trees run in ``ceil(n / k)`` sets of ``k`` pairwise arc-disjoint trees, one set
+after another in the same link FIFOs. :func:`root_sets` chooses ``k`` and the partition and packs
+every set with :func:`~supermesh.trees.packing.pack_trees` (proven-optimal heights per set).
+
+Set size ``k`` (:func:`root_set_size`)
+    The largest ``k`` such that the chiplets split into sets of ``k`` (the last one smaller) that
+    each admit ``k`` arc-disjoint spanning trees. No set of ``k + 1`` trees exists at all above the
+    free-root maximum (Frank), and by Edmonds' condition for ``X = {v}`` a chiplet with only
+    ``k - 1`` in-arcs must root a tree in *every* set of ``k``: with two or more such sets, ``k`` is
+    impossible. That rules out 4 on odd SMAlter (corners with 3 links, as the BRIEF says: 4 trees
+    only with the 4 corners as roots) and on partial SuperMesh (the I/O side), leaving 3.
+
+Objective
+    The sum over sets of the set's maximum tree height, then the largest set height. In the
+    reference simulator each set streams ``C`` chunks down trees of height ``h``; run alone it
+    takes about ``C + h - 1`` chunk steps, so with a barrier between sets the total is
+    ``sum_s (C + h_s - 1)``: the sum of the set heights is the only part a partition changes. The
+    simulator has no barrier (all sets share the link FIFOs in set order), so a set's fill can
+    overlap the previous set's drain: the sum is then a pessimistic proxy, and the largest set
+    height (the fill no overlap can hide) breaks ties.
+
+Lower bound
+    A tree is at least as tall as its root's eccentricity. Sort the eccentricities
+    ``e_1 >= e_2 >= ...``: at most ``(j - 1) k`` chiplets lie in the ``j - 1`` tallest sets, so the
+    ``j``-th tallest set is at least ``e_((j - 1) k + 1)`` and the total is at least
+    ``e_1 + e_(k+1) + e_(2k+1) + ...`` (:func:`partition_lower_bound`). A partition that reaches it
+    is optimal.
+
+Search (the partition is heuristic; the heights of each set are optimal)
+    1. Eccentricity groups: chiplets in decreasing eccentricity; chiplets of equal eccentricity
+       sorted clockwise around the centre and dealt out every ``m``-th (so a set spreads over the
+       four sides, as the paper's one-root-per-side does; on a square grid with a quarter-turn
+       symmetry each set is a symmetry orbit). This meets the lower bound on eccentricities.
+    2. The paper's partition (:func:`~supermesh.trees.roots_paper.paper_root_sets`) is also
+       evaluated on grids; the better one is the start.
+    3. A set that Edmonds' condition rules out is repaired by swapping a root into its violating
+       node set (the certificate says where roots are missing).
+    4. Local search: swap one root of a set above its bound with one root of another set, when the
+       eccentricity bound leaves room for a smaller total; each candidate set is checked with
+       :func:`~supermesh.trees.bounds.check_roots`, then packed with a height cap that only an
+       improvement meets (so most failures are quick proofs). Results are cached by sorted roots.
+
+References
+----------
+.. [1] J. Edmonds, "Edge-disjoint branchings", Combinatorial Algorithms, 1973.
+.. [2] A. Frank, "On disjoint trees and arborescences", Algebraic Methods in Graph Theory, 1978.
+.. [3] S. Laskar et al., "SuperMesh: Energy-Efficient Collective Communications for
+   Accelerators", MICRO 2025 (section 4.2: pipelined ReduceScatter / AllGather root sets).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from supermesh.errors import SolverError, SpecError, TopologyError
+from supermesh.trees.bounds import max_trees_free
+from supermesh.trees.construct import roots_certificate
+from supermesh.trees.heights import (
+    check_direction,
+    eccentricities,
+    resolve_span,
+    working_network,
+)
+from supermesh.trees.model import TreePacking, TreeSet
+from supermesh.trees.packing import pack_trees
+
+__all__ = ["SetSize", "partition_lower_bound", "root_set_size", "root_sets"]
+
+Roots = tuple[int, ...]
+METHODS = ("optimise", "paper")
+
+
+@dataclass(frozen=True)
+class SetSize:
+    """How many roots a set can have, and why not one more.
+
+    Attributes
+    ----------
+    k : int
+        The largest set size for which no argument rules a partition out.
+    certificate : dict or None
+        Proof that ``k + 1`` is impossible: Frank's subpartition from
+        :func:`~supermesh.trees.bounds.max_trees_free` (no ``k + 1`` trees with any roots), or
+        ``{"kind": "root-sets", "set": [v], "entering_arcs": d, "required": k + 1, "roots": [...],
+        "full_sets": m}``: chiplet ``v`` has ``d`` in-arcs, so every set of ``k + 1`` roots must
+        contain it (``roots`` is one set without it, which Edmonds' condition for ``{v}``
+        rejects), and ``m >= 2`` disjoint sets cannot all contain it. ``None`` when ``k`` is the
+        number of chiplets.
+    """
+
+    k: int
+    certificate: dict[str, Any] | None
+
+
+def _in_degrees(G: nx.MultiDiGraph, direction: str, span: Sequence[int]) -> dict[int, int]:
+    net = working_network(G, direction)
+    return {v: sum(net.capacity[(u, v)] for u in net.pred[v]) for v in span}
+
+
+def _size_certificate(indeg: dict[int, int], k: int) -> dict[str, Any] | None:
+    """The in-degree argument against sets of ``k`` (see :class:`SetSize`), or ``None``."""
+    full = len(indeg) // k
+    short = sorted((d, v) for v, d in indeg.items() if d < k)
+    if not short or (full < 2 and len(short) <= k and short[0][0] >= k - 1):
+        return None
+    d, v = short[0]
+    others = sorted((w for w in indeg if w != v), key=lambda w: (-indeg[w], w))[:k]
+    return {
+        "kind": "root-sets",
+        "set": [v],
+        "entering_arcs": d,
+        "required": k,
+        "roots": others,
+        "full_sets": full,
+        "reason": f"chiplet {v} has {d} in-arcs, so it must root a tree in every set of {k} "
+        f"roots, but there are {full} disjoint sets of {k}",
+    }
+
+
+def root_set_size(G: nx.MultiDiGraph, *, direction: str = "out") -> SetSize:
+    """The largest number of roots per set for a root-set partition of the compute chiplets.
+
+    See the module docstring. A partition is still to be found (:func:`root_sets` lowers ``k``
+    if its search finds none, and says so).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    direction : {"out", "in"}
+
+    Returns
+    -------
+    SetSize
+
+    Raises
+    ------
+    TopologyError
+        No spanning tree exists at all (the topology is not strongly connected).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> [root_set_size(build(s)).k for s in ("mesh:4x4", "smbi:4x4", "smalter:6x6", "smalter:5x5")]
+    [2, 4, 4, 3]
+    >>> root_set_size(build("smalter:5x5")).certificate["set"]  # a corner: 3 in-arcs
+    [0]
+    """
+    check_direction(direction)
+    span = resolve_span(G, None)
+    if len(span) == 1:
+        return SetSize(1, None)
+    free = max_trees_free(G, direction=direction, distinct=True)
+    if free.max_trees < 1:
+        raise TopologyError(
+            f"{G.graph.get('spec', 'this topology')} has no spanning tree: "
+            "some chiplet cannot reach another",
+            hint="check the topology's links",
+        )
+    k = min(free.max_trees, len(span))
+    cert: dict[str, Any] | None = free.certificate if k < len(span) else None
+    indeg = _in_degrees(G, direction, span)
+    while k > 1:
+        against = _size_certificate(indeg, k)
+        if against is None:
+            break
+        cert, k = against, k - 1
+    return SetSize(k, cert)
+
+
+def partition_lower_bound(
+    ecc: dict[int, int], k: int, set_bound: Callable[[Roots], int] | None = None
+) -> int:
+    """Lower bound on the sum of set heights over every partition into sets of ``k``.
+
+    At most ``c(t)`` sets can have height ``<= t``: as many sets as fit among the chiplets of
+    eccentricity ``<= t`` (the smaller last set first). So the ``j``-th lowest set is at least the
+    smallest ``t`` with ``c(t) >= j``; summed, this is ``e_1 + e_(k+1) + e_(2k+1) + ...`` for the
+    eccentricities sorted in decreasing order. ``set_bound`` (a proven lower bound on one set's
+    height, e.g. from a packing proven optimal) sharpens it where those chiplets form exactly one
+    set: if that set cannot reach ``t``, ``c(t) = 0``.
+
+    Parameters
+    ----------
+    ecc : dict
+        Chiplet -> eccentricity (the lower bound on its tree's height).
+    k : int
+        Roots per set (the last set has ``len(ecc) % k`` when that is not 0).
+    set_bound : callable, optional
+        Sorted root tuple -> proven lower bound on that set's height.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> partition_lower_bound(dict(enumerate([6, 5, 5, 5, 5, 4, 4, 4, 4, 6])), 4)  # 6 + 5 + 4
+    15
+    >>> ecc = dict(enumerate([5, 5, 5, 5, 4, 4, 4, 4]))
+    >>> partition_lower_bound(ecc, 4), partition_lower_bound(ecc, 4, lambda s: 5)
+    (9, 10)
+    """
+    full, rest = divmod(len(ecc), k)
+    count = full + (rest > 0)
+    levels = sorted(set(ecc.values()))
+    caps = {}
+    for t in levels:
+        pool = tuple(sorted(v for v in ecc if ecc[v] <= t))
+        fits = (1 + (len(pool) - rest) // k) if rest and len(pool) >= rest else len(pool) // k
+        exact = len(pool) == (rest or k)
+        if fits == 1 and exact and set_bound is not None and set_bound(pool) > t:
+            fits = 0
+        caps[t] = min(fits, count)
+    return sum(min(t for t in levels if caps[t] >= j) for j in range(1, count + 1))
+
+
+def _clock(G: nx.MultiDiGraph, nodes: Sequence[int]) -> dict[int, float]:
+    """Degrees clockwise from north around the centre of ``nodes`` (by their ``pos``)."""
+    pos = {v: G.nodes[v].get("pos") for v in nodes}
+    if any(p is None for p in pos.values()):
+        return dict.fromkeys(nodes, 0.0)
+    cx = sum(p[0] for p in pos.values()) / len(pos)
+    cy = sum(p[1] for p in pos.values()) / len(pos)
+    return {
+        v: round((90.0 - math.degrees(math.atan2(p[1] - cy, p[0] - cx))) % 360.0, 6)
+        for v, p in pos.items()
+    }
+
+
+def _spread(chosen: list[int], pool: list[int], need: int, clock: dict[int, float]) -> list[int]:
+    """``need`` nodes of ``pool`` picked one by one, each farthest round the clock from the set."""
+    picks: list[int] = []
+    for _ in range(need):
+
+        def gap(v: int) -> float:
+            ds = [abs(clock[v] - clock[w]) % 360.0 for w in chosen + picks]
+            return min((min(d, 360.0 - d) for d in ds), default=0.0)
+
+        picks.append(
+            max((v for v in pool if v not in picks), key=lambda v: (gap(v), -pool.index(v)))
+        )
+    return picks
+
+
+def eccentricity_groups(ecc: dict[int, int], clock: dict[int, float], k: int) -> list[Roots]:
+    """Sets of ``k`` that meet :func:`partition_lower_bound`, spread round the clock.
+
+    Examples
+    --------
+    >>> ecc = {0: 2, 1: 2, 2: 1, 3: 1, 4: 0}
+    >>> eccentricity_groups(ecc, {0: 0.0, 1: 180.0, 2: 90.0, 3: 270.0, 4: 0.0}, 2)
+    [(0, 1), (2, 3), (4,)]
+    """
+    sets: list[Roots] = []
+    carry: list[int] = []
+    for e in sorted(set(ecc.values()), reverse=True):
+        block = sorted((v for v in ecc if ecc[v] == e), key=lambda v: (clock[v], v))
+        if carry:
+            need = k - len(carry)
+            if len(block) < need:
+                carry += block
+                continue
+            picks = _spread(carry, block, need, clock)
+            sets.append(tuple(sorted(carry + picks)))
+            block = [v for v in block if v not in picks]
+            carry = []
+        q, r = divmod(len(block), k)
+        if r:
+            leave = {block[(i * len(block)) // r] for i in range(r)}
+            carry = [v for v in block if v in leave]
+            block = [v for v in block if v not in leave]
+        sets += [tuple(sorted(block[j::q])) for j in range(q)]
+    if carry:
+        sets.append(tuple(sorted(carry)))
+    return sets
+
+
+@dataclass
+class _Evaluator:
+    """Packs root sets once each (cache by sorted roots) within a deadline."""
+
+    G: nx.MultiDiGraph
+    direction: str
+    ecc: dict[int, int]
+    per_set: float
+    deadline: float
+    workers: int
+    seed: int
+    packs: dict[Roots, TreePacking] = field(default_factory=dict)
+    beyond: dict[Roots, int] = field(default_factory=dict)
+    certs: dict[Roots, dict[str, Any] | None] = field(default_factory=dict)
+    solves: int = 0
+
+    def left(self) -> float:
+        return self.deadline - time.perf_counter()
+
+    def bound(self, s: Roots) -> int:
+        """Proven lower bound on the set's height: eccentricities, failed caps, solver bounds."""
+        known = self.packs.get(s)
+        solved = known.lower_bound if known is not None and known.lower_bound is not None else 0
+        return max(max(self.ecc[v] for v in s), self.beyond.get(s, -1) + 1, solved)
+
+    def certificate(self, s: Roots) -> dict[str, Any] | None:
+        if s not in self.certs:
+            self.certs[s] = roots_certificate(self.G, s, self.direction, None)
+        return self.certs[s]
+
+    def height(self, s: Roots) -> int:
+        p = self.packs[s]
+        assert p.objective is not None
+        return p.objective
+
+    def solve(
+        self, s: Roots, cap: int | None = None, limit: float | None = None, again: bool = False
+    ) -> int | None:
+        """The set's height (packing it if needed), or ``None`` if above ``cap`` or unknown.
+
+        A set packed before is not packed again unless ``again`` (and it is not proven optimal).
+        ``limit`` replaces the per-set limit and the deadline.
+        """
+        known = self.packs.get(s)
+        if known is not None and (known.status == "optimal" or not again):
+            return self.height(s) if cap is None or self.height(s) <= cap else None
+        if cap is not None and self.bound(s) > cap:
+            return None
+        budget = min(self.per_set, self.left()) if limit is None else limit
+        self.solves += 1
+        try:
+            p = pack_trees(
+                self.G,
+                s,
+                direction=self.direction,
+                max_height=cap,
+                time_limit=max(budget, 0.05),
+                workers=self.workers,
+                seed=self.seed,
+            )
+        except SolverError:
+            return None
+        if p.status == "infeasible":
+            if cap is not None and (p.certificate or {}).get("kind") in ("solver", "eccentricity"):
+                self.beyond[s] = max(self.beyond.get(s, -1), cap)
+            return None
+        assert p.objective is not None
+        if known is None or p.objective < self.height(s) or p.status == "optimal":
+            self.packs[s] = p
+        return self.height(s)
+
+
+def _repair(ev: _Evaluator, sets: list[Roots]) -> list[Roots] | None:
+    """Make every set feasible by swaps guided by Edmonds certificates; ``None`` if stuck."""
+    sets = list(sets)
+    for _ in range(4 * len(sets) + 4):
+        bad = [i for i, s in enumerate(sets) if ev.certificate(s) is not None]
+        if not bad:
+            return sets
+        i = bad[0]
+        cert = ev.certificate(sets[i]) or {}
+        inside = set(cert.get("set", ()))
+        options = []
+        for j, other in enumerate(sets):
+            for b in other if j != i else ():
+                for a in sets[i]:
+                    if b in inside and a not in inside:
+                        A = tuple(sorted({*sets[i], b} - {a}))
+                        B = tuple(sorted({*other, a} - {b}))
+                        options.append((ev.bound(A) + ev.bound(B), j, a, b, A, B))
+        for _, j, _a, _b, A, B in sorted(options):
+            if ev.certificate(A) is None and ev.certificate(B) is None:
+                sets[i], sets[j] = A, B
+                break
+        else:
+            return None
+    return None
+
+
+def _total(ev: _Evaluator, sets: list[Roots]) -> tuple[int, int] | None:
+    """(sum of set heights, largest) after packing every set; ``None`` if one failed."""
+    hs = [ev.solve(s) for s in sets]
+    if any(h is None for h in hs):
+        return None
+    heights = [h for h in hs if h is not None]
+    return sum(heights), max(heights)
+
+
+def _improve(ev: _Evaluator, sets: list[Roots], target: int, tries: int) -> int:
+    """Local search by swaps (see the module docstring); returns the number of swaps made."""
+    swaps = 0
+    while ev.left() > 0 and sum(ev.height(s) for s in sets) > target:
+        hs = [ev.height(s) for s in sets]
+        bad = sorted(
+            (i for i, s in enumerate(sets) if hs[i] > max(ev.ecc[v] for v in s)),
+            key=lambda i: (-hs[i], i),
+        )
+        if not any(_swap_from(ev, sets, hs, i, tries) for i in bad):
+            break
+        swaps += 1
+    return swaps
+
+
+def _swap_from(ev: _Evaluator, sets: list[Roots], hs: list[int], i: int, tries: int) -> bool:
+    A0 = sets[i]
+    options = []
+    for j, B0 in enumerate(sets):
+        if j == i:
+            continue
+        for a in A0:
+            for b in B0:
+                A = tuple(sorted({*A0, b} - {a}))
+                B = tuple(sorted({*B0, a} - {b}))
+                room = hs[i] + hs[j] - ev.bound(A) - ev.bound(B)
+                if room > 0:
+                    options.append((-room, abs(ev.ecc[a] - ev.ecc[b]), j, a, b, A, B))
+    options.sort()
+    for *_, j, _a, _b, A, B in options[:tries]:
+        if ev.left() <= 0:
+            return False
+        if ev.certificate(A) is not None or ev.certificate(B) is not None:
+            continue
+        budget = hs[i] + hs[j]
+        hA = ev.solve(A, cap=budget - ev.bound(B) - 1)
+        if hA is None:
+            continue
+        if ev.solve(B, cap=budget - hA - 1) is None:
+            continue
+        sets[i], sets[j] = A, B
+        return True
+    return False
+
+
+def _paper_stats(
+    G: nx.MultiDiGraph, ev: _Evaluator, k: int, direction: str
+) -> dict[str, Any] | None:
+    """The paper's rule on the same packer, and with the paper's own Algorithm 1 trees."""
+    from supermesh.trees.baselines import algorithm1
+    from supermesh.trees.roots_paper import paper_root_sets
+
+    try:
+        sets = paper_root_sets(G, k=k)
+    except TopologyError:
+        return None
+    heights: list[int | None] = []
+    for s in sets:
+        key = tuple(sorted(s))
+        ok = ev.certificate(key) is None
+        heights.append(ev.solve(key, limit=ev.per_set) if ok else None)
+    alg1: list[int | None] = []
+    for s in sets:
+        try:
+            alg1.append(algorithm1(G, s, direction=direction).objective)
+        except SolverError:
+            alg1.append(None)
+    return {
+        "sets": sets,
+        "heights": heights,
+        "total": None if None in heights else sum(h for h in heights if h is not None),
+        "max": max((h for h in heights if h is not None), default=None),
+        "algorithm1": alg1,
+        "algorithm1_total": None if None in alg1 else sum(h for h in alg1 if h is not None),
+        "algorithm1_stuck": sum(h is None for h in alg1),
+    }
+
+
+def _against(G: nx.MultiDiGraph, direction: str, k: int) -> dict[str, Any] | None:
+    """A certificate that no partition into sets of ``k`` exists, or ``None`` if none known."""
+    free = max_trees_free(G, direction=direction, distinct=True)
+    if k > free.max_trees:
+        return free.certificate
+    return _size_certificate(_in_degrees(G, direction, resolve_span(G, None)), k)
+
+
+def _assemble(
+    G: nx.MultiDiGraph,
+    ev: _Evaluator,
+    sets: list[Roots],
+    lower: int,
+    method: str,
+    direction: str,
+) -> TreePacking:
+    packs = [ev.packs[s] for s in sets]
+    tree_sets = tuple(TreeSet(p.sets[0].trees, p.lower_bound) for p in packs)
+    heights = [t.height for t in tree_sets]
+    proven = all(p.status == "optimal" for p in packs)
+    total = sum(heights)
+    optimal = proven and total == lower
+    bounds = [p.lower_bound for p in packs]
+    stats: dict[str, Any] = {
+        "objective": "sum of set heights, then the largest set height",
+        "k": max(len(s) for s in sets),
+        "total": total,
+        "total_lower_bound": lower,
+        "partition": "optimal (total = lower bound)" if optimal else "heuristic",
+        "heights": "optimal per set" if proven else "some sets not proven optimal",
+        "set_roots": [list(s) for s in sets],
+        "set_heights": heights,
+        "set_tree_heights": [[t.height for t in ts.trees] for ts in tree_sets],
+        "set_lower_bounds": bounds,
+        "set_status": [p.status for p in packs],
+        "set_eccentricities": [[ev.ecc[v] for v in s] for s in sets],
+        "solves": ev.solves,
+    }
+    return TreePacking(
+        str(G.graph.get("spec", "")),
+        direction,
+        "optimal" if optimal else "feasible",
+        tree_sets,
+        lower_bound=max(b for b in bounds if b is not None),
+        objective=max(heights),
+        method=f"root-sets:{method}",
+        stats=stats,
+    )
+
+
+def root_sets(
+    G: nx.MultiDiGraph,
+    *,
+    k: int | None = None,
+    method: str = "optimise",
+    time_limit: float = 60.0,
+    direction: str = "out",
+    set_time_limit: float = 10.0,
+    workers: int = 2,
+    seed: int = 0,
+    tries: int = 8,
+    compare: bool = True,
+) -> TreePacking:
+    """Partition the compute chiplets into root sets of ``k`` and pack each set's trees.
+
+    See the module docstring for ``k``, the objective (sum of the set heights, then the largest)
+    and the search.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology; every compute chiplet roots one tree, every tree spans the compute chiplets
+        (other chiplets may relay).
+    k : int, optional
+        Roots per set (default: :func:`root_set_size`, lowered if no partition is found).
+    method : {"optimise", "paper"}
+        ``optimise``: the search of the module docstring. ``paper``: the paper's rule
+        (:func:`~supermesh.trees.roots_paper.paper_root_sets`), packed the same way.
+    time_limit : float
+        Seconds for the search (every set is packed at least once even when it runs out; a set
+        packed after the deadline keeps its fast construction, status ``feasible``).
+    direction : {"out", "in"}
+        Out-trees (AllGather) or in-trees (ReduceScatter).
+    set_time_limit : float
+        Seconds for one set's :func:`~supermesh.trees.packing.pack_trees` call.
+    workers, seed : int
+        CP-SAT ``num_workers`` and ``random_seed``.
+    tries : int
+        Swaps tried per set above its bound in one round of the local search.
+    compare : bool
+        Also evaluate the paper's rule (grids only): ``stats["paper"]`` has its sets, their
+        heights with the same packer (``heights``, ``total``) and with the paper's Algorithm 1
+        (``algorithm1``; ``None`` where it gets stuck). It may add up to ``set_time_limit`` per
+        paper set not already packed, beyond ``time_limit``.
+
+    Returns
+    -------
+    TreePacking
+        One :class:`~supermesh.trees.model.TreeSet` per root set, tallest first (method
+        ``paper``: the paper's order). ``objective`` is the largest tree height, ``lower_bound``
+        the largest proven set bound. Status ``optimal`` only when every set's heights are proven
+        optimal *and* the total meets :func:`partition_lower_bound`; otherwise ``feasible``, with
+        ``stats["partition"]`` saying ``heuristic`` and ``stats["heights"]`` whether every set
+        is optimal. ``infeasible`` (a given ``k`` that cannot work) carries the certificate of
+        :class:`SetSize`. ``stats`` also has ``total``, ``total_lower_bound``, ``k``,
+        ``k_certificate`` (no sets of ``k + 1``), per-set ``set_*`` lists, ``start``, ``swaps``.
+
+    Raises
+    ------
+    SpecError
+        Unknown method or direction, ``k`` out of range.
+    SolverError
+        No partition into feasible sets was found, or a set could not be packed in time.
+    TopologyError
+        The chiplets are not strongly connected.
+
+    References
+    ----------
+    .. [1] S. Laskar et al., "SuperMesh", MICRO 2025, section 4.2.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> p = root_sets(build("smbi:4x4"))
+    >>> p.status, p.stats["set_heights"], p.stats["total"], p.stats["paper"]["algorithm1"]
+    ('optimal', [6, 5, 5, 5], 21, [6, 5, 6, 6])
+    """
+    start = time.perf_counter()
+    check_direction(direction)
+    if method not in METHODS:
+        raise SpecError(f"unknown root-set method {method!r}", hint=f"use one of {METHODS}")
+    span = resolve_span(G, None)
+    ecc_of = eccentricities(working_network(G, direction), span, span)
+    if any(e is None for e in ecc_of):
+        raise TopologyError(
+            f"{G.graph.get('spec', 'this topology')}: some chiplet cannot reach another",
+            hint="check the topology's links",
+        )
+    ecc = {v: int(e) for v, e in zip(span, ecc_of, strict=True) if e is not None}
+    size = root_set_size(G, direction=direction)
+    spec = str(G.graph.get("spec", ""))
+    name = f"root-sets:{method}"
+    if k is not None:
+        if not 1 <= k <= len(span):
+            raise SpecError(
+                f"--k {k} is out of range for {len(span)} chiplets",
+                hint=f"use a value from 1 to {len(span)} (default: {size.k})",
+            )
+        cert = _against(G, direction, k) if k > size.k else None
+        if cert is not None:
+            return TreePacking(spec, direction, "infeasible", method=name, certificate=cert)
+    ev = _Evaluator(G, direction, ecc, set_time_limit, start + time_limit, workers, seed)
+    clock = _clock(G, span)
+    notes: list[str] = []
+    sets: list[Roots] | None = None
+    for kk in [k] if k is not None else range(size.k, 0, -1):
+        if method == "paper":
+            from supermesh.trees.roots_paper import paper_root_sets
+
+            found = [tuple(sorted(s)) for s in paper_root_sets(G, k=kk)]
+            sets = found if all(ev.certificate(s) is None for s in found) else None
+        else:
+            sets = _repair(ev, eccentricity_groups(ecc, clock, kk))
+        if sets is not None:
+            break
+        notes.append(f"no partition into feasible sets of {kk} found")
+    if sets is None:
+        raise SolverError(
+            f"no partition of the chiplets of {spec or 'this topology'} into feasible root sets "
+            f"({method}) was found",
+            hint="try a smaller --k or method optimise",
+        )
+    kk = max(len(s) for s in sets)
+    if _total(ev, sets) is None:
+        raise SolverError(
+            "a root set could not be packed within the time limit",
+            hint="raise the time limit",
+        )
+    lower = partition_lower_bound(ecc, kk, ev.bound)
+    origin, swaps = "paper" if method == "paper" else "eccentricity groups", 0
+    if method == "optimise" and sum(ev.height(s) for s in sets) > lower:
+        alternative = _paper_start(G, ev, kk)
+        if alternative is not None:
+            a, b = _total(ev, alternative), _total(ev, sets)
+            if a is not None and b is not None and a < b:
+                sets, origin = alternative, "paper"
+        swaps = _improve(ev, sets, lower, tries)
+        sets.sort(key=lambda s: (-ev.height(s), -ev.bound(s), s))
+    for s in sets:
+        if ev.packs[s].status != "optimal" and ev.left() > 0:
+            ev.solve(s, limit=ev.left(), again=True)
+    packing = _assemble(G, ev, sets, partition_lower_bound(ecc, kk, ev.bound), method, direction)
+    packing.stats.update(
+        {
+            "k_certificate": size.certificate if kk == size.k else None,
+            "start": origin,
+            "swaps": swaps,
+            "notes": notes,
+        }
+    )
+    if compare:
+        packing.stats["paper"] = _paper_stats(G, ev, kk, direction)
+    packing.stats["wall_time"] = round(time.perf_counter() - start, 3)
+    return packing
+
+
+def _paper_start(G: nx.MultiDiGraph, ev: _Evaluator, k: int) -> list[Roots] | None:
+    """The paper's partition as a start, if the topology is a grid and every set is feasible."""
+    from supermesh.trees.roots_paper import paper_root_sets
+
+    try:
+        sets = [tuple(sorted(s)) for s in paper_root_sets(G, k=k)]
+    except TopologyError:
+        return None
+    return sets if all(ev.certificate(s) is None for s in sets) else None
