@@ -63,11 +63,14 @@ def _arc(G: nx.MultiDiGraph, u: int, v: int, salt: int = 0) -> Arc:
     return (u, v, keys[salt % len(keys)])
 
 
-def route(G: nx.MultiDiGraph, u: int, v: int, *, salt: int = 0) -> list[Arc]:
+def route(
+    G: nx.MultiDiGraph, u: int, v: int, *, salt: int = 0, grid: tuple[int, int] | None = None
+) -> list[Arc]:
     """Arcs of a shortest route from ``u`` to ``v``.
 
     Grids use dimension-order routing (along the row first, then the column) when those links
-    exist; other topologies a BFS shortest path. ``salt`` picks among parallel arcs.
+    exist; other topologies a BFS shortest path. ``salt`` picks among parallel arcs; ``grid``
+    (rows, cols) saves working out whether ``G`` is a full grid on every call.
 
     Examples
     --------
@@ -78,7 +81,7 @@ def route(G: nx.MultiDiGraph, u: int, v: int, *, salt: int = 0) -> list[Arc]:
     if u == v:
         return []
     path: list[int] | None = None
-    grid = _grid(G)
+    grid = grid if grid is not None else _grid(G)
     if grid is not None:
         cols = grid[1]
         (r0, c0), (r1, c1) = divmod(u, cols), divmod(v, cols)
@@ -299,10 +302,11 @@ def _direct_program(
         flows = [(u, root, nbytes) for u in ranks if u != root]
     arc_index: dict[Arc, int] = {}
     pb = PhaseBuilder(arc_index)
+    grid = _grid(G)
     for f, (u, v, size) in enumerate(flows):
         duration = params.serialisation(size) + params.hop_latency
         last = -1
-        for h, arc in enumerate(route(G, u, v, salt=f)):
+        for h, arc in enumerate(route(G, u, v, salt=f, grid=grid)):
             last = pb.add(
                 arc,
                 count=1,

@@ -170,45 +170,62 @@ class _PhaseRun:
     # ---------------------------------------------------------------- general path
     def _general_group(self, lo: int, hi: int) -> None:
         p = self.p
-        entries = [(c, b) for b in range(lo, hi) for c in range(int(p.count[b]))]
-        entries.sort()
-        index = {(b, c): i for i, (c, b) in enumerate(entries)}
-        n = len(entries)
-        prev = np.full(n, -1, dtype=np.int64)
+        counts = p.count[lo:hi].tolist()
+        arcs = p.arc[lo:hi].tolist()
+        dur = p.duration[lo:hi].tolist()
+        delay = p.delay[lo:hi].tolist()
+        deps = p.deps[lo:hi]
+        offset = [0] * (hi - lo + 1)  # entry id of (b, c) is offset[b - lo] + c
+        for k, cnt in enumerate(counts):
+            offset[k + 1] = offset[k] + cnt
+        n = offset[-1]
+        # FIFO order inside the group: chunk, then position in the block list
+        order = sorted(((c, k) for k in range(hi - lo) for c in range(counts[k])), key=lambda e: e)
+        prev = [-1] * n
         last_on_arc: dict[int, int] = {}
-        for i, (_, b) in enumerate(entries):
-            arc = int(p.arc[b])
+        succ: list[list[int]] = [[] for _ in range(n)]
+        indeg = [0] * n
+        for c, k in order:
+            i = offset[k] + c
+            arc = arcs[k]
             if arc in last_on_arc:
                 prev[i] = last_on_arc[arc]
-            last_on_arc[arc] = i
-        succ: list[list[int]] = [[] for _ in range(n)]
-        indeg = np.zeros(n, dtype=np.int64)
-        for i, (c, b) in enumerate(entries):
-            if prev[i] >= 0:
                 succ[prev[i]].append(i)
                 indeg[i] += 1
-            for d in p.deps[b]:
+            last_on_arc[arc] = i
+            for d in deps[k]:
                 if c >= int(p.count[d]):
-                    raise DeadlockError(f"block {b} waits for chunk {c} that block {d} never sends")
+                    raise DeadlockError(
+                        f"block {lo + k} waits for chunk {c} that block {d} never sends"
+                    )
                 if lo <= d < hi:
-                    succ[index[(d, c)]].append(i)
+                    succ[offset[d - lo] + c].append(i)
                     indeg[i] += 1
-        start = np.full(n, np.nan)
-        finish = np.full(n, np.nan)
+        block_of = [0] * n
+        for k in range(hi - lo):
+            for c in range(counts[k]):
+                block_of[offset[k] + c] = k
+        start = [0.0] * n
+        finish = [0.0] * n
+        avail = self.avail
+        rel, t0 = self.rel, self.t0
         queue = deque(i for i in range(n) if indeg[i] == 0)
         seen = 0
         while queue:
             i = queue.popleft()
             seen += 1
-            c, b = entries[i]
-            arc = int(p.arc[b])
-            t = self.avail[arc] if prev[i] < 0 else finish[prev[i]] + self.rel
-            t = max(t, self.t0)
-            for d in p.deps[b]:
-                fd = finish[index[(d, c)]] if lo <= d < hi else self.finish[d][c]  # type: ignore[index]
-                t = max(t, fd + p.delay[b])
+            k = block_of[i]
+            c = i - offset[k]
+            t = float(avail[arcs[k]]) if prev[i] < 0 else finish[prev[i]] + rel
+            if t < t0:
+                t = t0
+            for d in deps[k]:
+                inside = lo <= d < hi
+                fd = finish[offset[d - lo] + c] if inside else float(self.finish[d][c])  # type: ignore[index]
+                if fd + delay[k] > t:
+                    t = fd + delay[k]
             start[i] = t
-            finish[i] = t + p.duration[b]
+            finish[i] = t + dur[k]
             for j in succ[i]:
                 indeg[j] -= 1
                 if indeg[j] == 0:
@@ -220,13 +237,13 @@ class _PhaseRun:
                 hint="order each link's transfers so that no transfer waits behind one it feeds",
             )
         for arc, i in last_on_arc.items():
-            self.avail[arc] = finish[i] + self.rel
-        for b in range(lo, hi):
-            cnt = int(p.count[b])
-            if cnt == 0:
-                continue
-            ids = np.array([index[(b, c)] for c in range(cnt)])
-            self._record(b, start[ids], finish[ids])
+            avail[arc] = finish[i] + rel
+        start_arr = np.asarray(start)
+        finish_arr = np.asarray(finish)
+        for k in range(hi - lo):
+            if counts[k]:
+                a, b = offset[k], offset[k + 1]
+                self._record(lo + k, start_arr[a:b], finish_arr[a:b])
 
     def run(self) -> None:
         p = self.p

@@ -165,12 +165,12 @@ def _timeseries(
     longest = max((float(p.duration.max()) for p in program.phases if p.size), default=1.0)
     nb = int(max(1, min(bins, math.floor(end / max(longest, 1e-12)))))
     width = end / nb
+    times = [s for pt in timing.phases for s, _ in pt.samples if len(s)]
+    weights = [np.full(len(s), w) for pt in timing.phases for s, w in pt.samples if len(s)]
     hist = np.zeros(nb)
-    for _phase, pt in zip(program.phases, timing.phases, strict=False):
-        for samples, weight in pt.samples:
-            if len(samples):
-                idx = np.minimum((samples / width).astype(np.int64), nb - 1)
-                hist += np.bincount(idx, minlength=nb) * weight
+    if times:
+        idx = np.minimum((np.concatenate(times) / width).astype(np.int64), nb - 1)
+        hist = np.bincount(idx, weights=np.concatenate(weights), minlength=nb)
     util = np.minimum(hist / (width * n_arcs), 1.0)
     centres = (np.arange(nb) + 0.5) * width
     return {"t": centres.tolist(), "utilization": util.tolist()}

@@ -344,3 +344,18 @@ def test_time_limit_gives_feasible_with_gap_never_optimal():
     assert r.gap == r.cost - 2
     assert lam(r.topology) >= 3
     assert "time ran out" in r.proof["text"]
+
+
+def test_memory_chiplet_hanging_off_a_corner_does_not_count():
+    """A memory chiplet linked only to corner 12 can only send back what came from 12, so the
+    corner still needs 2 more links; with memory's port taken, a 4-link budget leaves 1. With 5
+    links the design is the plain mesh's 2N = 8."""
+    G = build("mesh:4x4,memory=south")
+    r = design(G, trees=4)
+    assert r.status == "infeasible"
+    assert r.reason["kind"] == "port-budget"
+    assert r.reason["node"] == 12
+    assert r.reason["needs"] == 2
+    five = design(G, trees=4, max_links=5)
+    assert five.status == "optimal"
+    assert five.cost == 8

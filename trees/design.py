@@ -221,7 +221,7 @@ def design(
     cuts0 = degree_cuts(G, reqs, span_nodes)
     for cut in cuts0:
         add_cut(master, G, cands, cut)
-    need = link_ends_needed(G, cuts0)
+    need = link_ends_needed(G, cuts0, cands)
     counting = counting_bound(need, cands, room)
     add_bounds(master, cands, counting_groups(need, cands, room), counting["cost"])
     steiner = len(span_nodes) < G.number_of_nodes()

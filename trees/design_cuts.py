@@ -70,10 +70,15 @@ class Requirement:
 
 @dataclass(frozen=True)
 class Cut:
-    """The condition "``members`` is entered by at least ``required`` arcs"."""
+    """The condition "``members`` is entered by at least ``required`` arcs".
+
+    ``node`` marks a one-node condition (:func:`degree_cuts`): the set is that node, with the
+    relay nodes hanging off it, or the complement of those.
+    """
 
     members: frozenset[int]
     required: int
+    node: int | None = None
 
 
 def entering(G: nx.MultiDiGraph, members: Iterable[int]) -> int:
@@ -82,11 +87,14 @@ def entering(G: nx.MultiDiGraph, members: Iterable[int]) -> int:
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> entering(build("mesh:3x3"), {0, 1})
-    3
+    >>> entering(build("mesh:3x3"), {0, 1}), entering(build("mesh:3x3"), set(range(1, 9)))
+    (3, 2)
     """
     inside = set(members)
-    return sum(1 for u, v in G.in_edges(inside) if u not in inside)
+    if 2 * len(inside) > G.number_of_nodes():  # count from the smaller side
+        outside = [v for v in G if v not in inside]
+        return sum(1 for _, v in G.out_edges(outside) if v in inside)
+    return sum(1 for u, _ in G.in_edges(inside) if u not in inside)
 
 
 def crossing(cands: Sequence[Candidate], members: frozenset[int]) -> list[int]:
@@ -104,34 +112,54 @@ def with_links(G: nx.MultiDiGraph, pairs: Iterable[tuple[int, int]]) -> nx.Multi
     return H
 
 
+def _pendants(G: nx.MultiDiGraph, span: Sequence[int]) -> dict[int, set[int]]:
+    """Span node -> the relay nodes (not in the span) whose only neighbour it is."""
+    inside = set(span)
+    out: dict[int, set[int]] = {}
+    for m in G:
+        if m in inside:
+            continue
+        around = set(G.successors(m)) | set(G.predecessors(m))
+        if len(around) == 1 and next(iter(around)) in inside:
+            out.setdefault(next(iter(around)), set()).add(m)
+    return out
+
+
 def degree_cuts(G: nx.MultiDiGraph, reqs: Sequence[Requirement], span: Sequence[int]) -> list[Cut]:
-    """The one-node conditions: in-degree (and out-degree) of each span node.
+    """The one-node conditions: arcs into (and out of) each span node.
 
     A span node ``v`` must be entered by one arc per tree rooted elsewhere; for in-trees it must
-    be left by as many, which is the complement ``V - {v}`` being entered. These are the
-    conditions the counting argument uses; the design model adds them all up front.
+    be left by as many, which is the complement ``V - {v}`` being entered. A relay node hanging
+    off ``v`` alone (a memory chiplet with one link) is taken into ``v``'s set: its arcs into
+    ``v`` can only carry what came from ``v``. These are the conditions the counting argument
+    uses; the design model adds them all up front.
 
     Examples
     --------
     >>> from supermesh.topologies import build
     >>> cuts = degree_cuts(build("mesh:2x2"), [Requirement(3)], [0, 1, 2, 3])
     >>> len(cuts), cuts[0]
-    (8, Cut(members=frozenset({0}), required=3))
+    (8, Cut(members=frozenset({0}), required=3, node=0))
+    >>> G = build("mesh:2x2,memory=south")  # memory 4 hangs off chiplet 2
+    >>> [sorted(c.members) for c in degree_cuts(G, [Requirement(3)], [0, 1, 2, 3]) if c.node == 2]
+    [[2, 4], [0, 1, 3, 5]]
     """
     everything = frozenset(int(n) for n in G.nodes)
-    best: dict[frozenset[int], int] = {}
+    pendants = _pendants(G, span)
+    best: dict[frozenset[int], tuple[int, int]] = {}
     for req in reqs:
         for v in span:
             here = req.k if req.roots is None else req.k - req.roots.count(v)
+            group = frozenset({v} | pendants.get(v, set()))
             sides = []
             if req.roots is None or req.direction == "out":
-                sides.append(frozenset([v]))
+                sides.append(group)
             if req.roots is None or req.direction == "in":
-                sides.append(everything - {v})
+                sides.append(everything - group)
             for members in sides:
-                if here > best.get(members, 0):
-                    best[members] = here
-    return [Cut(m, r) for m, r in best.items()]
+                if here > best.get(members, (0, v))[0]:
+                    best[members] = (here, v)
+    return [Cut(m, r, v) for m, (r, v) in best.items()]
 
 
 def violated_cuts(
@@ -201,12 +229,16 @@ def _runs(req: Requirement, span: Sequence[int]) -> list[tuple[bool, tuple[int, 
     return [(req.direction == "in", req.roots)]
 
 
-def link_ends_needed(G: nx.MultiDiGraph, cuts: Iterable[Cut]) -> dict[int, int]:
+def link_ends_needed(
+    G: nx.MultiDiGraph, cuts: Iterable[Cut], cands: Sequence[Candidate] = ()
+) -> dict[int, int]:
     """How many added-link ends each node needs, from the one-node conditions alone.
 
-    A node ``v`` short of ``d`` entering arcs (condition ``{v}``) or ``d`` leaving arcs
-    (condition ``V - {v}``) needs ``d`` more links ending at it, since each added link gives
-    each of its ends one arc in and one arc out. Only nodes that need something are listed.
+    A node ``v`` short of ``d`` entering arcs (its condition from :func:`degree_cuts`) or ``d``
+    leaving arcs (the complement's) needs ``d`` more links ending at it, since each added link
+    gives each of its ends one arc in and one arc out. A condition whose set also holds relay
+    nodes counts only when every candidate crossing it ends at ``v`` on ``v``'s side. Only
+    nodes that need something are listed.
 
     Examples
     --------
@@ -215,17 +247,16 @@ def link_ends_needed(G: nx.MultiDiGraph, cuts: Iterable[Cut]) -> dict[int, int]:
     >>> link_ends_needed(G, degree_cuts(G, [Requirement(4)], range(16)))[0]
     2
     """
-    n = G.number_of_nodes()
+    everything = frozenset(G.nodes)
     need: dict[int, int] = {}
     for cut in cuts:
-        if len(cut.members) == 1:
-            (v,) = cut.members
-            short = cut.required - G.in_degree(v)
-        elif len(cut.members) == n - 1:
-            (v,) = set(G.nodes) - cut.members
-            short = cut.required - G.out_degree(v)
-        else:
+        v = cut.node
+        if v is None:
             continue
+        side = cut.members if v in cut.members else everything - cut.members
+        if len(side) > 1 and any((c.u in side) != (c.v in side) and v not in c.pair for c in cands):
+            continue
+        short = cut.required - entering(G, cut.members)
         if short > need.get(v, 0):
             need[v] = short
     return need

@@ -69,7 +69,7 @@ def _degree_reason(
             "needs": d,
             "room": r,
             "candidates": touching[v],
-            "text": f"chiplet {v} needs {_links(d)} more, but {why}",
+            "text": f"chiplet {v} needs {d} more link{'s' if d > 1 else ''}, but {why}",
         }
     return None
 

@@ -53,17 +53,15 @@ References
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
 
 from supermesh.errors import SolverError, SpecError, TopologyError
 from supermesh.trees.bounds import max_trees_free
-from supermesh.trees.construct import roots_certificate
 from supermesh.trees.heights import (
     check_direction,
     eccentricities,
@@ -71,7 +69,15 @@ from supermesh.trees.heights import (
     working_network,
 )
 from supermesh.trees.model import TreePacking, TreeSet
-from supermesh.trees.packing import pack_trees
+from supermesh.trees.roots_search import (
+    SetPacker,
+    clock_angles,
+    eccentricity_groups,
+    improve,
+    paper_stats,
+    repair,
+    total_height,
+)
 
 __all__ = ["SetSize", "partition_lower_bound", "root_set_size", "root_sets"]
 
@@ -223,253 +229,6 @@ def partition_lower_bound(
     return sum(min(t for t in levels if caps[t] >= j) for j in range(1, count + 1))
 
 
-def _clock(G: nx.MultiDiGraph, nodes: Sequence[int]) -> dict[int, float]:
-    """Degrees clockwise from north around the centre of ``nodes`` (by their ``pos``)."""
-    pos = {v: G.nodes[v].get("pos") for v in nodes}
-    if any(p is None for p in pos.values()):
-        return dict.fromkeys(nodes, 0.0)
-    cx = sum(p[0] for p in pos.values()) / len(pos)
-    cy = sum(p[1] for p in pos.values()) / len(pos)
-    return {
-        v: round((90.0 - math.degrees(math.atan2(p[1] - cy, p[0] - cx))) % 360.0, 6)
-        for v, p in pos.items()
-    }
-
-
-def _spread(chosen: list[int], pool: list[int], need: int, clock: dict[int, float]) -> list[int]:
-    """``need`` nodes of ``pool`` picked one by one, each farthest round the clock from the set."""
-    picks: list[int] = []
-    for _ in range(need):
-
-        def gap(v: int) -> float:
-            ds = [abs(clock[v] - clock[w]) % 360.0 for w in chosen + picks]
-            return min((min(d, 360.0 - d) for d in ds), default=0.0)
-
-        picks.append(
-            max((v for v in pool if v not in picks), key=lambda v: (gap(v), -pool.index(v)))
-        )
-    return picks
-
-
-def eccentricity_groups(ecc: dict[int, int], clock: dict[int, float], k: int) -> list[Roots]:
-    """Sets of ``k`` that meet :func:`partition_lower_bound`, spread round the clock.
-
-    Examples
-    --------
-    >>> ecc = {0: 2, 1: 2, 2: 1, 3: 1, 4: 0}
-    >>> eccentricity_groups(ecc, {0: 0.0, 1: 180.0, 2: 90.0, 3: 270.0, 4: 0.0}, 2)
-    [(0, 1), (2, 3), (4,)]
-    """
-    sets: list[Roots] = []
-    carry: list[int] = []
-    for e in sorted(set(ecc.values()), reverse=True):
-        block = sorted((v for v in ecc if ecc[v] == e), key=lambda v: (clock[v], v))
-        if carry:
-            need = k - len(carry)
-            if len(block) < need:
-                carry += block
-                continue
-            picks = _spread(carry, block, need, clock)
-            sets.append(tuple(sorted(carry + picks)))
-            block = [v for v in block if v not in picks]
-            carry = []
-        q, r = divmod(len(block), k)
-        if r:
-            leave = {block[(i * len(block)) // r] for i in range(r)}
-            carry = [v for v in block if v in leave]
-            block = [v for v in block if v not in leave]
-        sets += [tuple(sorted(block[j::q])) for j in range(q)]
-    if carry:
-        sets.append(tuple(sorted(carry)))
-    return sets
-
-
-@dataclass
-class _Evaluator:
-    """Packs root sets once each (cache by sorted roots) within a deadline."""
-
-    G: nx.MultiDiGraph
-    direction: str
-    ecc: dict[int, int]
-    per_set: float
-    deadline: float
-    workers: int
-    seed: int
-    packs: dict[Roots, TreePacking] = field(default_factory=dict)
-    beyond: dict[Roots, int] = field(default_factory=dict)
-    certs: dict[Roots, dict[str, Any] | None] = field(default_factory=dict)
-    solves: int = 0
-
-    def left(self) -> float:
-        return self.deadline - time.perf_counter()
-
-    def bound(self, s: Roots) -> int:
-        """Proven lower bound on the set's height: eccentricities, failed caps, solver bounds."""
-        known = self.packs.get(s)
-        solved = known.lower_bound if known is not None and known.lower_bound is not None else 0
-        return max(max(self.ecc[v] for v in s), self.beyond.get(s, -1) + 1, solved)
-
-    def certificate(self, s: Roots) -> dict[str, Any] | None:
-        if s not in self.certs:
-            self.certs[s] = roots_certificate(self.G, s, self.direction, None)
-        return self.certs[s]
-
-    def height(self, s: Roots) -> int:
-        p = self.packs[s]
-        assert p.objective is not None
-        return p.objective
-
-    def solve(
-        self, s: Roots, cap: int | None = None, limit: float | None = None, again: bool = False
-    ) -> int | None:
-        """The set's height (packing it if needed), or ``None`` if above ``cap`` or unknown.
-
-        A set packed before is not packed again unless ``again`` (and it is not proven optimal).
-        ``limit`` replaces the per-set limit and the deadline.
-        """
-        known = self.packs.get(s)
-        if known is not None and (known.status == "optimal" or not again):
-            return self.height(s) if cap is None or self.height(s) <= cap else None
-        if cap is not None and self.bound(s) > cap:
-            return None
-        budget = min(self.per_set, self.left()) if limit is None else limit
-        self.solves += 1
-        try:
-            p = pack_trees(
-                self.G,
-                s,
-                direction=self.direction,
-                max_height=cap,
-                time_limit=max(budget, 0.05),
-                workers=self.workers,
-                seed=self.seed,
-            )
-        except SolverError:
-            return None
-        if p.status == "infeasible":
-            if cap is not None and (p.certificate or {}).get("kind") in ("solver", "eccentricity"):
-                self.beyond[s] = max(self.beyond.get(s, -1), cap)
-            return None
-        assert p.objective is not None
-        if known is None or p.objective < self.height(s) or p.status == "optimal":
-            self.packs[s] = p
-        return self.height(s)
-
-
-def _repair(ev: _Evaluator, sets: list[Roots]) -> list[Roots] | None:
-    """Make every set feasible by swaps guided by Edmonds certificates; ``None`` if stuck."""
-    sets = list(sets)
-    for _ in range(4 * len(sets) + 4):
-        bad = [i for i, s in enumerate(sets) if ev.certificate(s) is not None]
-        if not bad:
-            return sets
-        i = bad[0]
-        cert = ev.certificate(sets[i]) or {}
-        inside = set(cert.get("set", ()))
-        options = []
-        for j, other in enumerate(sets):
-            for b in other if j != i else ():
-                for a in sets[i]:
-                    if b in inside and a not in inside:
-                        A = tuple(sorted({*sets[i], b} - {a}))
-                        B = tuple(sorted({*other, a} - {b}))
-                        options.append((ev.bound(A) + ev.bound(B), j, a, b, A, B))
-        for _, j, _a, _b, A, B in sorted(options):
-            if ev.certificate(A) is None and ev.certificate(B) is None:
-                sets[i], sets[j] = A, B
-                break
-        else:
-            return None
-    return None
-
-
-def _total(ev: _Evaluator, sets: list[Roots]) -> tuple[int, int] | None:
-    """(sum of set heights, largest) after packing every set; ``None`` if one failed."""
-    hs = [ev.solve(s) for s in sets]
-    if any(h is None for h in hs):
-        return None
-    heights = [h for h in hs if h is not None]
-    return sum(heights), max(heights)
-
-
-def _improve(ev: _Evaluator, sets: list[Roots], target: int, tries: int) -> int:
-    """Local search by swaps (see the module docstring); returns the number of swaps made."""
-    swaps = 0
-    while ev.left() > 0 and sum(ev.height(s) for s in sets) > target:
-        hs = [ev.height(s) for s in sets]
-        bad = sorted(
-            (i for i, s in enumerate(sets) if hs[i] > max(ev.ecc[v] for v in s)),
-            key=lambda i: (-hs[i], i),
-        )
-        if not any(_swap_from(ev, sets, hs, i, tries) for i in bad):
-            break
-        swaps += 1
-    return swaps
-
-
-def _swap_from(ev: _Evaluator, sets: list[Roots], hs: list[int], i: int, tries: int) -> bool:
-    A0 = sets[i]
-    options = []
-    for j, B0 in enumerate(sets):
-        if j == i:
-            continue
-        for a in A0:
-            for b in B0:
-                A = tuple(sorted({*A0, b} - {a}))
-                B = tuple(sorted({*B0, a} - {b}))
-                room = hs[i] + hs[j] - ev.bound(A) - ev.bound(B)
-                if room > 0:
-                    options.append((-room, abs(ev.ecc[a] - ev.ecc[b]), j, a, b, A, B))
-    options.sort()
-    for *_, j, _a, _b, A, B in options[:tries]:
-        if ev.left() <= 0:
-            return False
-        if ev.certificate(A) is not None or ev.certificate(B) is not None:
-            continue
-        budget = hs[i] + hs[j]
-        hA = ev.solve(A, cap=budget - ev.bound(B) - 1)
-        if hA is None:
-            continue
-        if ev.solve(B, cap=budget - hA - 1) is None:
-            continue
-        sets[i], sets[j] = A, B
-        return True
-    return False
-
-
-def _paper_stats(
-    G: nx.MultiDiGraph, ev: _Evaluator, k: int, direction: str
-) -> dict[str, Any] | None:
-    """The paper's rule on the same packer, and with the paper's own Algorithm 1 trees."""
-    from supermesh.trees.baselines import algorithm1
-    from supermesh.trees.roots_paper import paper_root_sets
-
-    try:
-        sets = paper_root_sets(G, k=k)
-    except TopologyError:
-        return None
-    heights: list[int | None] = []
-    for s in sets:
-        key = tuple(sorted(s))
-        ok = ev.certificate(key) is None
-        heights.append(ev.solve(key, limit=ev.per_set) if ok else None)
-    alg1: list[int | None] = []
-    for s in sets:
-        try:
-            alg1.append(algorithm1(G, s, direction=direction).objective)
-        except SolverError:
-            alg1.append(None)
-    return {
-        "sets": sets,
-        "heights": heights,
-        "total": None if None in heights else sum(h for h in heights if h is not None),
-        "max": max((h for h in heights if h is not None), default=None),
-        "algorithm1": alg1,
-        "algorithm1_total": None if None in alg1 else sum(h for h in alg1 if h is not None),
-        "algorithm1_stuck": sum(h is None for h in alg1),
-    }
-
-
 def _against(G: nx.MultiDiGraph, direction: str, k: int) -> dict[str, Any] | None:
     """A certificate that no partition into sets of ``k`` exists, or ``None`` if none known."""
     free = max_trees_free(G, direction=direction, distinct=True)
@@ -480,7 +239,7 @@ def _against(G: nx.MultiDiGraph, direction: str, k: int) -> dict[str, Any] | Non
 
 def _assemble(
     G: nx.MultiDiGraph,
-    ev: _Evaluator,
+    ev: SetPacker,
     sets: list[Roots],
     lower: int,
     method: str,
@@ -621,8 +380,8 @@ def root_sets(
         cert = _against(G, direction, k) if k > size.k else None
         if cert is not None:
             return TreePacking(spec, direction, "infeasible", method=name, certificate=cert)
-    ev = _Evaluator(G, direction, ecc, set_time_limit, start + time_limit, workers, seed)
-    clock = _clock(G, span)
+    ev = SetPacker(G, direction, ecc, set_time_limit, start + time_limit, workers, seed)
+    clock = clock_angles(G, span)
     notes: list[str] = []
     sets: list[Roots] | None = None
     for kk in [k] if k is not None else range(size.k, 0, -1):
@@ -632,7 +391,7 @@ def root_sets(
             found = [tuple(sorted(s)) for s in paper_root_sets(G, k=kk)]
             sets = found if all(ev.certificate(s) is None for s in found) else None
         else:
-            sets = _repair(ev, eccentricity_groups(ecc, clock, kk))
+            sets = repair(ev, eccentricity_groups(ecc, clock, kk))
         if sets is not None:
             break
         notes.append(f"no partition into feasible sets of {kk} found")
@@ -643,7 +402,7 @@ def root_sets(
             hint="try a smaller --k or method optimise",
         )
     kk = max(len(s) for s in sets)
-    if _total(ev, sets) is None:
+    if total_height(ev, sets) is None:
         raise SolverError(
             "a root set could not be packed within the time limit",
             hint="raise the time limit",
@@ -653,10 +412,10 @@ def root_sets(
     if method == "optimise" and sum(ev.height(s) for s in sets) > lower:
         alternative = _paper_start(G, ev, kk)
         if alternative is not None:
-            a, b = _total(ev, alternative), _total(ev, sets)
+            a, b = total_height(ev, alternative), total_height(ev, sets)
             if a is not None and b is not None and a < b:
                 sets, origin = alternative, "paper"
-        swaps = _improve(ev, sets, lower, tries)
+        swaps = improve(ev, sets, lower, tries)
         sets.sort(key=lambda s: (-ev.height(s), -ev.bound(s), s))
     for s in sets:
         if ev.packs[s].status != "optimal" and ev.left() > 0:
@@ -671,12 +430,12 @@ def root_sets(
         }
     )
     if compare:
-        packing.stats["paper"] = _paper_stats(G, ev, kk, direction)
+        packing.stats["paper"] = paper_stats(G, ev, kk, direction)
     packing.stats["wall_time"] = round(time.perf_counter() - start, 3)
     return packing
 
 
-def _paper_start(G: nx.MultiDiGraph, ev: _Evaluator, k: int) -> list[Roots] | None:
+def _paper_start(G: nx.MultiDiGraph, ev: SetPacker, k: int) -> list[Roots] | None:
     """The paper's partition as a start, if the topology is a grid and every set is feasible."""
     from supermesh.trees.roots_paper import paper_root_sets
 

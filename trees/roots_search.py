@@ -1,0 +1,368 @@
+"""The search behind :func:`supermesh.trees.roots.root_sets`: start partitions, packing, swaps.
+
+:class:`SetPacker` packs root sets, each once (cached by sorted roots), within a deadline: a set
+that is the mirror or turn of a packed set reuses its trees; a set that is one symmetry orbit is
+first packed as one tree turned round (:func:`~supermesh.trees.roots_symmetry.orbit_parents`),
+with :func:`~supermesh.trees.packing.pack_trees` proving the bound it needs; any other set goes to
+:func:`~supermesh.trees.packing.pack_trees`. The start partition is
+:func:`eccentricity_groups`; :func:`repair` makes every set feasible; :func:`improve` is the local
+search. See :mod:`supermesh.trees.roots` for the objective and the bound.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from supermesh.errors import SolverError, TopologyError
+from supermesh.trees.construct import roots_certificate
+from supermesh.trees.heights import WorkingNetwork, working_network
+from supermesh.trees.model import TreePacking, TreeSet
+from supermesh.trees.packing import pack_trees
+from supermesh.trees.roots_symmetry import grid_symmetries, map_packing, orbit_of, orbit_parents
+
+__all__ = [
+    "SetPacker",
+    "clock_angles",
+    "eccentricity_groups",
+    "improve",
+    "paper_stats",
+    "repair",
+    "total_height",
+]
+
+Roots = tuple[int, ...]
+ORBIT_ROUNDS = 3  # heights an orbit set tries above its proven bound before the full packer
+
+
+def clock_angles(G: nx.MultiDiGraph, nodes: Sequence[int]) -> dict[int, float]:
+    """Degrees clockwise from north around the centre of ``nodes`` (by their ``pos``)."""
+    pos = {v: G.nodes[v].get("pos") for v in nodes}
+    if any(p is None for p in pos.values()):
+        return dict.fromkeys(nodes, 0.0)
+    cx = sum(p[0] for p in pos.values()) / len(pos)
+    cy = sum(p[1] for p in pos.values()) / len(pos)
+    return {
+        v: round((90.0 - math.degrees(math.atan2(p[1] - cy, p[0] - cx))) % 360.0, 6)
+        for v, p in pos.items()
+    }
+
+
+def _spread(chosen: list[int], pool: list[int], need: int, clock: dict[int, float]) -> list[int]:
+    """``need`` nodes of ``pool`` picked one by one, each farthest round the clock from the set."""
+    picks: list[int] = []
+    for _ in range(need):
+
+        def gap(v: int) -> float:
+            ds = [abs(clock[v] - clock[w]) % 360.0 for w in chosen + picks]
+            return min((min(d, 360.0 - d) for d in ds), default=0.0)
+
+        picks.append(
+            max((v for v in pool if v not in picks), key=lambda v: (gap(v), -pool.index(v)))
+        )
+    return picks
+
+
+def eccentricity_groups(ecc: dict[int, int], clock: dict[int, float], k: int) -> list[Roots]:
+    """Sets of ``k`` that meet :func:`partition_lower_bound`, spread round the clock.
+
+    Examples
+    --------
+    >>> ecc = {0: 2, 1: 2, 2: 1, 3: 1, 4: 0}
+    >>> eccentricity_groups(ecc, {0: 0.0, 1: 180.0, 2: 90.0, 3: 270.0, 4: 0.0}, 2)
+    [(0, 1), (2, 3), (4,)]
+    """
+    sets: list[Roots] = []
+    carry: list[int] = []
+    for e in sorted(set(ecc.values()), reverse=True):
+        block = sorted((v for v in ecc if ecc[v] == e), key=lambda v: (clock[v], v))
+        if carry:
+            need = k - len(carry)
+            if len(block) < need:
+                carry += block
+                continue
+            picks = _spread(carry, block, need, clock)
+            sets.append(tuple(sorted(carry + picks)))
+            block = [v for v in block if v not in picks]
+            carry = []
+        q, r = divmod(len(block), k)
+        if r:
+            leave = {block[(i * len(block)) // r] for i in range(r)}
+            carry = [v for v in block if v in leave]
+            block = [v for v in block if v not in leave]
+        sets += [tuple(sorted(block[j::q])) for j in range(q)]
+    if carry:
+        sets.append(tuple(sorted(carry)))
+    return sets
+
+
+@dataclass
+class SetPacker:
+    """Packs root sets once each (cache by sorted roots) within a deadline.
+
+    Attributes
+    ----------
+    G : networkx.MultiDiGraph
+    direction : {"out", "in"}
+    ecc : dict
+        Chiplet -> eccentricity.
+    per_set : float
+        Seconds for one set.
+    deadline : float
+        ``time.perf_counter()`` value after which sets get only their fast construction.
+    workers, seed : int
+        CP-SAT settings.
+    packs : dict
+        Sorted roots -> best packing found.
+    beyond : dict
+        Sorted roots -> a height proven out of reach (no packing that low).
+    """
+
+    G: nx.MultiDiGraph
+    direction: str
+    ecc: dict[int, int]
+    per_set: float
+    deadline: float
+    workers: int = 2
+    seed: int = 0
+    packs: dict[Roots, TreePacking] = field(default_factory=dict)
+    beyond: dict[Roots, int] = field(default_factory=dict)
+    certs: dict[Roots, dict[str, Any] | None] = field(default_factory=dict)
+    solves: int = 0
+    net: WorkingNetwork = field(init=False)
+    symmetries: list[dict[int, int]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.net = working_network(self.G, self.direction)
+        self.symmetries = grid_symmetries(self.G, self.net)
+
+    def left(self) -> float:
+        """Seconds to the deadline (negative after it)."""
+        return self.deadline - time.perf_counter()
+
+    def bound(self, s: Roots) -> int:
+        """Proven lower bound on the set's height: eccentricities, failed caps, solver bounds."""
+        known = self.packs.get(s)
+        solved = known.lower_bound if known is not None and known.lower_bound is not None else 0
+        return max(max(self.ecc[v] for v in s), self.beyond.get(s, -1) + 1, solved)
+
+    def certificate(self, s: Roots) -> dict[str, Any] | None:
+        """Edmonds' certificate that the roots ``s`` admit no arc-disjoint trees, or ``None``."""
+        if s not in self.certs:
+            self.certs[s] = roots_certificate(self.G, s, self.direction, None)
+        return self.certs[s]
+
+    def height(self, s: Roots) -> int:
+        """The height of the packed set ``s`` (its tallest tree)."""
+        p = self.packs[s]
+        assert p.objective is not None
+        return p.objective
+
+    def _image(self, s: Roots) -> None:
+        """Take over what is known of a mirror or turn of ``s``."""
+        for perm in self.symmetries:
+            q = tuple(sorted(perm[v] for v in s))
+            if q == s:
+                continue
+            if q in self.beyond:
+                self.beyond[s] = max(self.beyond.get(s, -1), self.beyond[q])
+            if q in self.packs and s not in self.packs:
+                back = {w: v for v, w in perm.items()}
+                self.packs[s] = map_packing(self.packs[q], back, self.net, s)
+
+    def solve(
+        self, s: Roots, cap: int | None = None, limit: float | None = None, again: bool = False
+    ) -> int | None:
+        """The set's height (packing it if needed), or ``None`` if above ``cap`` or unknown.
+
+        A set packed before is not packed again unless ``again`` (and it is not proven optimal).
+        ``limit`` replaces the per-set limit and the deadline.
+        """
+        if s not in self.packs:
+            self._image(s)
+        known = self.packs.get(s)
+        if known is not None and (known.status == "optimal" or not again):
+            return self.height(s) if cap is None or self.height(s) <= cap else None
+        if cap is not None and self.bound(s) > cap:
+            return None
+        budget = min(self.per_set, self.left()) if limit is None else limit
+        until = time.perf_counter() + max(budget, 0.05)
+        self.solves += 1
+        perm = orbit_of(s, self.symmetries)
+        if perm is not None and self._orbit(s, perm, cap, until):
+            return self.height(s)
+        p = self._pack(s, cap, until)
+        if p is None or p.objective is None:
+            return None
+        if known is None or p.objective < self.height(s) or p.status == "optimal":
+            self.packs[s] = p
+        return self.height(s)
+
+    def _pack(self, s: Roots, cap: int | None, until: float) -> TreePacking | None:
+        """:func:`pack_trees` with a height cap; record a proven cap; ``None`` without trees."""
+        try:
+            p = pack_trees(
+                self.G,
+                s,
+                direction=self.direction,
+                max_height=cap,
+                time_limit=max(until - time.perf_counter(), 0.05),
+                workers=self.workers,
+                seed=self.seed,
+            )
+        except SolverError:
+            return None
+        if p.status == "infeasible":
+            if cap is not None and (p.certificate or {}).get("kind") in ("solver", "eccentricity"):
+                self.beyond[s] = max(self.beyond.get(s, -1), cap)
+            return None
+        return p
+
+    def _orbit(self, s: Roots, perm: dict[int, int], cap: int | None, until: float) -> bool:
+        """Pack an orbit set symmetrically at its proven bound, raising the bound by proofs."""
+        for _ in range(ORBIT_ROUNDS):
+            h = self.bound(s)
+            left = until - time.perf_counter()
+            if (cap is not None and h > cap) or left <= 0:
+                return False
+            orbit = [s[0]]
+            while len(orbit) < len(s):
+                orbit.append(perm[orbit[-1]])
+            found = orbit_parents(
+                self.net, s[0], perm, len(s), h, time_limit=max(left / 2, 0.05),
+                workers=self.workers, seed=self.seed,
+            )  # fmt: skip
+            if found is not None:
+                by_root = dict(zip(orbit, found, strict=True))
+                trees = self.net.trees(s, [by_root[r] for r in s])
+                top = max(t.height for t in trees)
+                self.packs[s] = TreePacking(
+                    str(self.G.graph.get("spec", "")), self.direction, "optimal",
+                    (TreeSet(trees, h),), lower_bound=h, objective=top, method="cpsat-orbit",
+                    stats={"symmetric": True},
+                )  # fmt: skip
+                return True
+            p = self._pack(s, h, until)
+            if p is not None:
+                self.packs[s] = p
+                return True
+            if self.beyond.get(s, -1) < h:
+                return False  # no proof either way: leave it to the full packer
+        return False
+
+
+def repair(ev: SetPacker, sets: list[Roots]) -> list[Roots] | None:
+    """Make every set feasible by swaps guided by Edmonds certificates; ``None`` if stuck."""
+    sets = list(sets)
+    for _ in range(4 * len(sets) + 4):
+        bad = [i for i, s in enumerate(sets) if ev.certificate(s) is not None]
+        if not bad:
+            return sets
+        i = bad[0]
+        cert = ev.certificate(sets[i]) or {}
+        inside = set(cert.get("set", ()))
+        options = []
+        for j, other in enumerate(sets):
+            for b in other if j != i else ():
+                for a in sets[i]:
+                    if b in inside and a not in inside:
+                        A = tuple(sorted({*sets[i], b} - {a}))
+                        B = tuple(sorted({*other, a} - {b}))
+                        options.append((ev.bound(A) + ev.bound(B), j, a, b, A, B))
+        for _, j, _a, _b, A, B in sorted(options):
+            if ev.certificate(A) is None and ev.certificate(B) is None:
+                sets[i], sets[j] = A, B
+                break
+        else:
+            return None
+    return None
+
+
+def total_height(ev: SetPacker, sets: list[Roots]) -> tuple[int, int] | None:
+    """(sum of set heights, largest) after packing every set; ``None`` if one failed."""
+    hs = [ev.solve(s) for s in sets]
+    if any(h is None for h in hs):
+        return None
+    heights = [h for h in hs if h is not None]
+    return sum(heights), max(heights)
+
+
+def improve(ev: SetPacker, sets: list[Roots], target: int, tries: int) -> int:
+    """Local search by swaps (see the module docstring); returns the number of swaps made."""
+    swaps = 0
+    while ev.left() > 0 and sum(ev.height(s) for s in sets) > target:
+        hs = [ev.height(s) for s in sets]
+        bad = sorted(
+            (i for i, s in enumerate(sets) if hs[i] > max(ev.ecc[v] for v in s)),
+            key=lambda i: (-hs[i], i),
+        )
+        if not any(_swap_from(ev, sets, hs, i, tries) for i in bad):
+            break
+        swaps += 1
+    return swaps
+
+
+def _swap_from(ev: SetPacker, sets: list[Roots], hs: list[int], i: int, tries: int) -> bool:
+    A0 = sets[i]
+    options = []
+    for j, B0 in enumerate(sets):
+        if j == i:
+            continue
+        for a in A0:
+            for b in B0:
+                A = tuple(sorted({*A0, b} - {a}))
+                B = tuple(sorted({*B0, a} - {b}))
+                room = hs[i] + hs[j] - ev.bound(A) - ev.bound(B)
+                if room > 0:
+                    options.append((-room, abs(ev.ecc[a] - ev.ecc[b]), j, a, b, A, B))
+    options.sort()
+    for *_, j, _a, _b, A, B in options[:tries]:
+        if ev.left() <= 0:
+            return False
+        if ev.certificate(A) is not None or ev.certificate(B) is not None:
+            continue
+        budget = hs[i] + hs[j]
+        hA = ev.solve(A, cap=budget - ev.bound(B) - 1)
+        if hA is None:
+            continue
+        if ev.solve(B, cap=budget - hA - 1) is None:
+            continue
+        sets[i], sets[j] = A, B
+        return True
+    return False
+
+
+def paper_stats(G: nx.MultiDiGraph, ev: SetPacker, k: int, direction: str) -> dict[str, Any] | None:
+    """The paper's rule on the same packer, and with the paper's own Algorithm 1 trees."""
+    from supermesh.trees.baselines import algorithm1
+    from supermesh.trees.roots_paper import paper_root_sets
+
+    try:
+        sets = paper_root_sets(G, k=k)
+    except TopologyError:
+        return None
+    heights: list[int | None] = []
+    for s in sets:
+        key = tuple(sorted(s))
+        ok = ev.certificate(key) is None
+        heights.append(ev.solve(key, limit=ev.per_set) if ok else None)
+    alg1: list[int | None] = []
+    for s in sets:
+        try:
+            alg1.append(algorithm1(G, s, direction=direction).objective)
+        except SolverError:
+            alg1.append(None)
+    return {
+        "sets": sets,
+        "heights": heights,
+        "total": None if None in heights else sum(h for h in heights if h is not None),
+        "max": max((h for h in heights if h is not None), default=None),
+        "algorithm1": alg1,
+        "algorithm1_total": None if None in alg1 else sum(h for h in alg1 if h is not None),
+        "algorithm1_stuck": sum(h is None for h in alg1),
+    }
