@@ -167,7 +167,7 @@ def _timeseries(
     width = end / nb
     times = [s for pt in timing.phases for s, _ in pt.samples if len(s)]
     weights = [np.full(len(s), w) for pt in timing.phases for s, w in pt.samples if len(s)]
-    hist = np.zeros(nb)
+    hist: np.ndarray = np.zeros(nb)
     if times:
         idx = np.minimum((np.concatenate(times) / width).astype(np.int64), nb - 1)
         hist = np.bincount(idx, weights=np.concatenate(weights), minlength=nb)

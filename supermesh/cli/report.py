@@ -2,31 +2,164 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 from rich.table import Table
 
-from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.cli.common import SPEC_HELP, emit_json, stderr_console, stdout_console
 from supermesh.cli.topo import metric_rows
-from supermesh.topologies import metrics
+from supermesh.report import COLLECTIVES, build_report
+from supermesh.units import format_size, parse_size
 
 DEFAULT_SPECS = ("smbi:4x4", "mesh:4x4")
 
 
+def _sets(sets: list[list[int]]) -> str:
+    return ", ".join(
+        "{" + ",".join(map(str, s[:6])) + (",..." if len(s) > 6 else "") + "}" for s in sets[:4]
+    ) + (", ..." if len(sets) > 4 else "")
+
+
+def _free(trees: dict[str, Any]) -> str:
+    free = trees["free_roots"]
+    cert = free["certificate"]
+    k = free["max_trees"]
+    if cert.get("kind") == "subpartition":
+        proof = (
+            f"{k + 1} ruled out: sets {_sets(cert['sets'])} entered by "
+            f"{sum(cert['entering_arcs'])} arcs < {cert['required']} (Frank)"
+        )
+    else:
+        proof = f"{k + 1} ruled out ({cert.get('kind', 'certificate')})"
+    return f"{k}; {proof}"
+
+
+def _corners(trees: dict[str, Any]) -> str:
+    c = trees.get("corners")
+    if c is None:
+        return "n/a"
+    if c["feasible"]:
+        return "4 trees fit" + ("" if c.get("exact", True) else " (flow bound)")
+    cert = c["certificate"]
+    return (
+        f"4 do not fit: {_sets([cert['set']])} entered by {cert['entering_arcs']} arcs "
+        f"< {cert['required']} (Edmonds)"
+    )
+
+
+def _allreduce(trees: dict[str, Any]) -> str:
+    t = trees["allreduce_trees"]
+    heights = "/".join(map(str, t["heights"]))
+    bound = t["lower_bound"]
+    return (
+        f"{len(t['heights'])} trees, roots {','.join(map(str, t['roots']))}; heights {heights}"
+        + (f" (bound {bound})" if bound is not None else "")
+    )
+
+
+def _tree_rows(entry: dict[str, Any]) -> list[tuple[str, str]]:
+    trees = entry["trees"]
+    if "error" in trees:
+        return [("trees", f"error: {trees['error']}")]
+    rows = [
+        ("trees for any roots", str(trees["any_roots"])),
+        ("max trees, free roots", _free(trees)),
+        ("corner roots", _corners(trees)),
+        ("AllReduce trees", _allreduce(trees)),
+    ]
+    fam = entry.get("family")
+    if isinstance(fam, dict) and "statement" in fam:
+        rows.append(("all sizes", fam["statement"]))
+    gap = entry.get("design_gap")
+    if isinstance(gap, dict) and "minimum_links" in gap:
+        rows.append(
+            (
+                "added links / cheapest",
+                f"{gap['added_links']} / {gap['minimum_links']} for {gap['trees']} trees",
+            )
+        )
+    return rows
+
+
+def _sim_rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    rows = []
+    for c in COLLECTIVES:
+        cells = []
+        for e in report["topologies"]:
+            sim = e.get("sim", {})
+            doc = sim.get(c) if isinstance(sim, dict) else None
+            if not isinstance(doc, dict):
+                cells.append(f"error: {sim.get('error', '?')}" if isinstance(sim, dict) else "")
+                continue
+            t = doc.get("cycles")
+            value = f"{t:,.0f} cycles" if t is not None else f"{doc['seconds'] * 1e6:,.1f} us"
+            speed = report["speedups"][e["spec"]][c]
+            ratio = doc.get("ratio_to_bound")
+            cells.append(
+                value
+                + (f", {speed:.2f}x faster" if speed and e["spec"] != report["baseline"] else "")
+                + (f", {ratio:.2f}x the cut bound" if ratio else "")
+            )
+        rows.append((c, cells))
+    return rows
+
+
 @click.command(epilog=SPEC_HELP)
 @click.argument("specs", nargs=-1)
+@click.option("--size", default="4MiB", show_default=True, help="Collective size to simulate.")
+@click.option(
+    "--preset", type=click.Choice(["booksim", "paper"]), default="booksim", show_default=True
+)
+@click.option("--no-sim", is_flag=True, help="Skip the simulated times.")
+@click.option("--no-design", is_flag=True, help="Skip the cheapest-design comparison.")
+@click.option("--time-limit", type=float, default=10.0, show_default=True, help="CP-SAT s/set.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON document.")
-def report(specs: tuple[str, ...], as_json: bool) -> None:
-    """Compare topologies SPEC... (default: smbi:4x4 against mesh:4x4)."""
-    graphs = [load_spec(s) for s in (specs or DEFAULT_SPECS)]
-    ms = [metrics(G) for G in graphs]
+def report(
+    specs: tuple[str, ...],
+    size: str,
+    preset: str,
+    no_sim: bool,
+    no_design: bool,
+    time_limit: float,
+    as_json: bool,
+) -> None:
+    """Compare topologies SPEC... (default: smbi:4x4 against mesh:4x4; the last is the baseline)."""
+    nbytes = parse_size(size)
+    with stderr_console(quiet=as_json).status("computing trees, proofs and simulations..."):
+        doc = build_report(
+            specs or DEFAULT_SPECS,
+            nbytes=nbytes,
+            preset=preset,
+            simulate=not no_sim,
+            design=not no_design,
+            time_limit=time_limit,
+        )
     if as_json:
-        emit_json({"topologies": [{"spec": m["spec"], "metrics": m} for m in ms]})
+        emit_json(doc)
         return
-    table = Table(title="Topology metrics")
-    table.add_column("metric")
-    for m in ms:
-        table.add_column(m["name"])
-    rows = [metric_rows(m) for m in ms]
-    for i, (label, _) in enumerate(rows[0]):
-        table.add_row(label, *(r[i][1] for r in rows))
-    stdout_console().print(table)
+    entries = doc["topologies"]
+    console = stdout_console()
+    for title, rows in (
+        ("Topology", [metric_rows(e["metrics"]) for e in entries]),
+        ("Trees (with proof)", [_tree_rows(e) for e in entries]),
+    ):
+        table = Table(title=title)
+        table.add_column("")
+        for e in entries:
+            table.add_column(e["name"])
+        labels = list(dict.fromkeys(label for r in rows for label, _ in r))
+        for label in labels:
+            table.add_row(label, *(dict(r).get(label, "") for r in rows))
+        console.print(table)
+    if not no_sim:
+        table = Table(
+            title=f"Simulated pipelined collectives, {format_size(nbytes)} ({preset} preset; "
+            f"speedup vs {doc['baseline']})"
+        )
+        table.add_column("")
+        for e in entries:
+            table.add_column(e["name"])
+        for label, cells in _sim_rows(doc):
+            table.add_row(label, *cells)
+        console.print(table)

@@ -1,0 +1,172 @@
+"""The report: what a user wants to see first about a few topologies, side by side.
+
+:func:`build_report` composes every engine's part for each topology: its metrics, its tree counts
+with proof (Edmonds / Frank certificates), the AllReduce trees and their heights, how far it is
+from the cheapest design reaching its tree count, the family statement for all sizes where one is
+known, and the simulated AllReduce / ReduceScatter / AllGather times with speedups against the
+last topology given (the baseline).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import networkx as nx
+
+from supermesh.errors import SupermeshError
+from supermesh.topologies import build, metrics
+from supermesh.trees.bounds import check_roots, max_trees_free
+from supermesh.trees.model import TreeSet
+
+__all__ = ["COLLECTIVES", "build_report"]
+
+COLLECTIVES = ("allreduce", "reducescatter", "allgather")
+
+
+def _corners(G: nx.MultiDiGraph) -> list[int] | None:
+    from supermesh.trees.rootspec import resolve_roots
+
+    try:
+        return resolve_roots(G, "corners")
+    except SupermeshError:
+        return None
+
+
+def _trees_part(G: nx.MultiDiGraph, m: dict[str, Any], time_limit: float) -> dict[str, Any]:
+    from supermesh.sim.algorithms import tree_sets_for
+
+    part: dict[str, Any] = {"any_roots": m["arc_connectivity"]}
+    free = max_trees_free(G)
+    part["free_roots"] = free.to_json()
+    corners = _corners(G)
+    if corners is not None:
+        part["corners"] = check_roots(G, corners).to_json()
+    sets: list[TreeSet] = tree_sets_for(G, "pipeline", "allreduce", time_limit=time_limit)
+    trees = sets[0]
+    part["allreduce_trees"] = {
+        "roots": trees.roots,
+        "heights": [t.height for t in trees.trees],
+        "lower_bound": trees.lower_bound,
+        "max_height": trees.height,
+    }
+    return part
+
+
+def _sim_part(G: nx.MultiDiGraph, nbytes: int, preset: str, time_limit: float) -> dict[str, Any]:
+    from supermesh.sim import get_preset, run_algorithm
+
+    params = get_preset(preset)
+    cache: dict[Any, Any] = {}
+    out: dict[str, Any] = {}
+    for collective in COLLECTIVES:
+        result = run_algorithm(
+            G, "pipeline", collective, nbytes, params, cache=cache, time_limit=time_limit
+        )
+        out[collective] = result.to_json(arcs=False)
+    return out
+
+
+def _design_part(G: nx.MultiDiGraph) -> dict[str, Any]:
+    from supermesh.trees.design import design_gap
+
+    return design_gap(G)
+
+
+def _family_part(G: nx.MultiDiGraph) -> dict[str, Any] | None:
+    from supermesh.trees.allsizes import family_statement
+
+    return family_statement(G)
+
+
+def _guarded(fn: Callable[[], Any]) -> Any:
+    # one topology's part failing (e.g. no trees exist) must not hide the rest of the report
+    try:
+        return fn()
+    except SupermeshError as exc:
+        return {"error": str(exc), "hint": exc.hint}
+
+
+def build_report(
+    specs: Sequence[str],
+    *,
+    nbytes: int = 4 << 20,
+    preset: str = "booksim",
+    simulate: bool = True,
+    design: bool = True,
+    time_limit: float = 10.0,
+) -> dict[str, Any]:
+    """Compare topologies: metrics, tree counts with proof, heights, design gap, simulated times.
+
+    Parameters
+    ----------
+    specs : sequence of str
+        Topology specs or files; the last one is the baseline for speedups.
+    nbytes : int
+        Collective size for the simulated times (default 4 MiB).
+    preset : {"booksim", "paper"}
+        Simulator preset.
+    simulate, design : bool
+        Include the simulated times / the design gap.
+    time_limit : float
+        CP-SAT seconds per tree set.
+
+    Returns
+    -------
+    dict
+        ``topologies``: one object per spec with ``spec``, ``metrics``, ``trees``,
+        ``family`` (all-sizes statement or null), ``design_gap`` and ``sim`` (one result per
+        collective); ``speedups``: per spec and collective, baseline time over this time.
+
+    Raises
+    ------
+    SpecError, InputFileError
+        A spec that cannot be built.
+
+    Examples
+    --------
+    >>> r = build_report(["smbi:4x4", "mesh:4x4"], simulate=False, design=False)
+    >>> [t["trees"]["any_roots"] for t in r["topologies"]]
+    [4, 2]
+    """
+    graphs = [build(s) for s in specs]
+    entries: list[dict[str, Any]] = []
+    for G in graphs:
+        m = metrics(G)
+        entry: dict[str, Any] = {"spec": G.graph["spec"], "name": G.graph["name"], "metrics": m}
+        entry["trees"] = _guarded(lambda G=G, m=m: _trees_part(G, m, time_limit))
+        entry["family"] = _guarded(lambda G=G: _family_part(G))
+        if design:
+            entry["design_gap"] = _guarded(lambda G=G: _design_part(G))
+        if simulate:
+            entry["sim"] = _guarded(lambda G=G: _sim_part(G, nbytes, preset, time_limit))
+        entries.append(entry)
+    report: dict[str, Any] = {
+        "bytes": nbytes,
+        "preset": preset,
+        "baseline": entries[-1]["spec"],
+        "topologies": entries,
+    }
+    if simulate:
+        report["speedups"] = _speedups(entries)
+    return report
+
+
+def _time(sim: dict[str, Any], collective: str) -> float | None:
+    doc = sim.get(collective) if isinstance(sim, dict) else None
+    if not isinstance(doc, dict):
+        return None
+    value = doc.get("cycles", doc.get("seconds"))
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _speedups(entries: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+    base = entries[-1].get("sim", {})
+    out: dict[str, dict[str, float | None]] = {}
+    for e in entries:
+        row: dict[str, float | None] = {}
+        for c in COLLECTIVES:
+            t, b = _time(e.get("sim", {}), c), _time(base, c)
+            row[c] = round(b / t, 4) if t and b else None
+        out[e["spec"]] = row
+    return out
