@@ -24,6 +24,7 @@ from typing import Any
 import networkx as nx
 from ortools.sat.python import cp_model
 
+from supermesh.trees.cpsat import new_solver
 from supermesh.trees.design_candidates import Candidate
 from supermesh.trees.design_cuts import Cut, crossing, entering
 
@@ -212,10 +213,7 @@ def solve_master(
         chosen = set(hint)
         for i, v in enumerate(master.x):
             master.model.add_hint(v, i in chosen)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
-    solver.parameters.num_workers = workers
-    solver.parameters.random_seed = seed
+    solver = new_solver(time_limit=time_limit, workers=workers, seed=seed)
     code = solver.solve(master.model)
     status = _STATUS.get(code, "unknown")
     wall = time.perf_counter() - start

@@ -181,15 +181,14 @@ def _solve_roots(
 ) -> list[int] | None:
     from ortools.sat.python import cp_model
 
+    from supermesh.trees.cpsat import new_solver
+
     model = cp_model.CpModel()
     y = [model.new_int_var(0, upper, f"y{v}") for v in range(net.n)]
     model.add(sum(y) == k)
     for members, entering in family:
         model.add(sum(y[v] for v in members) >= k - entering)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 0
-    solver.parameters.max_time_in_seconds = _CPSAT_SECONDS
+    solver = new_solver(time_limit=_CPSAT_SECONDS)
     status = solver.solve(model)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return [int(solver.value(v)) for v in y]
@@ -207,6 +206,8 @@ def _packing_certificate(
     """The best subpartition inside a family of cut sets, if it proves ``k`` impossible."""
     from ortools.sat.python import cp_model
 
+    from supermesh.trees.cpsat import new_solver
+
     model = cp_model.CpModel()
     z = [model.new_bool_var(f"z{i}") for i in range(len(family))]
     for v in range(net.n):
@@ -214,10 +215,7 @@ def _packing_certificate(
         if len(holding) > 1:
             model.add_at_most_one(holding)
     model.maximize(sum((k - e) * z[i] for i, (_, e) in enumerate(family)))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 0
-    solver.parameters.max_time_in_seconds = _CPSAT_SECONDS
+    solver = new_solver(time_limit=_CPSAT_SECONDS)
     if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     chosen = [family[i][0] for i in range(len(family)) if solver.value(z[i])]

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
+from supermesh.trees.cpsat import new_solver
 from supermesh.trees.heights import WorkingNetwork, tree_depths
 
 __all__ = [
@@ -265,11 +266,7 @@ def solve(
     -------
     SolveResult
     """
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.01, float(time_limit))
-    solver.parameters.num_workers = int(workers)
-    solver.parameters.random_seed = int(seed)
-    solver.parameters.interleave_search = True  # same answer for the same seed and workers
+    solver = new_solver(time_limit=time_limit, workers=workers, seed=seed)
     start = time.perf_counter()
     code = solver.solve(model)
     wall = time.perf_counter() - start

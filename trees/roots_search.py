@@ -321,20 +321,43 @@ def _swap_from(ev: SetPacker, sets: list[Roots], hs: list[int], i: int, tries: i
                 if room > 0:
                     options.append((-room, abs(ev.ecc[a] - ev.ecc[b]), j, a, b, A, B))
     options.sort()
-    for *_, j, _a, _b, A, B in options[:tries]:
-        if ev.left() <= 0:
+    tried = 0
+    for *_, j, _a, _b, A, B in options:
+        if ev.left() <= 0 or tried >= tries:
             return False
+        if ev.bound(A) + ev.bound(B) >= hs[i] + hs[j]:
+            continue  # ruled out by what was learnt since
         if ev.certificate(A) is not None or ev.certificate(B) is not None:
             continue
-        budget = hs[i] + hs[j]
-        hA = ev.solve(A, cap=budget - ev.bound(B) - 1)
-        if hA is None:
-            continue
-        if ev.solve(B, cap=budget - hA - 1) is None:
-            continue
-        sets[i], sets[j] = A, B
-        return True
+        tried += 1
+        if _fits(ev, A, B, hs[i] + hs[j]):
+            sets[i], sets[j] = A, B
+            return True
     return False
+
+
+def _fits(ev: SetPacker, A: Roots, B: Roots, budget: int) -> bool:
+    """Whether ``A`` and ``B`` pack with heights summing below ``budget``.
+
+    Each side is packed at its proven bound only: a failure there is usually a quick proof that
+    raises the bound, so a hopeless pair costs two small proofs, not two searches.
+    """
+    got: dict[Roots, int] = {}
+    probes = {A: 0, B: 0}
+    while True:
+        if got.get(A, ev.bound(A)) + got.get(B, ev.bound(B)) >= budget:
+            return False
+        pending = [x for x in (A, B) if x not in got]
+        if not pending:
+            return True
+        side = min(pending, key=lambda x: probes[x])  # the other side before a second probe
+        probes[side] += 1
+        cap = ev.bound(side)
+        height = ev.solve(side, cap=cap)
+        if height is not None:
+            got[side] = height
+        elif ev.bound(side) <= cap:
+            return False  # neither trees nor a proof in time
 
 
 def paper_stats(G: nx.MultiDiGraph, ev: SetPacker, k: int, direction: str) -> dict[str, Any] | None:

@@ -20,7 +20,6 @@ from matplotlib.patches import Patch
 from supermesh.draw.common import ARC_STYLES, lighten, new_figure, panel_figure, tree_color
 from supermesh.draw.geometry import Lane, arc_lanes, draw_boxes, drawn_lanes
 from supermesh.errors import TopologyError
-from supermesh.trees.heights import tree_depths
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 
 __all__ = ["draw_root_sets", "draw_trees", "tree_depth_map"]
@@ -66,14 +65,27 @@ def tree_depth_map(tree: Tree, direction: str | None = None) -> dict[int, int]:
     {0: 0, 1: 1, 2: 2}
     """
     way = _direction(tree, direction)
-    parents = {v: u for u, v, _ in tree.arcs} if way == "out" else {u: v for u, v, _ in tree.arcs}
-    try:
-        return tree_depths(tree.root, parents)
-    except ValueError:
+    down = [(u, v) for u, v, _ in tree.arcs] if way == "out" else [(v, u) for u, v, _ in tree.arcs]
+    children: dict[int, list[int]] = {}
+    for parent, child in down:
+        children.setdefault(parent, []).append(child)
+    depth = {tree.root: 0}
+    frontier = [tree.root]
+    twice = False  # a node reached twice: a cycle, or two parents
+    while frontier and not twice:
+        nxt = []
+        for u in frontier:
+            for v in children.get(u, ()):
+                twice = twice or v in depth
+                depth[v] = depth[u] + 1
+                nxt.append(v)
+        frontier = nxt
+    if twice or len(depth) != len(down) + 1:
         raise TopologyError(
             f"the arcs of the tree rooted at {tree.root} do not form a tree from its root",
             hint="check the tree file (and its direction: out-trees store parent -> child)",
-        ) from None
+        )
+    return depth
 
 
 def _check_arcs(G: nx.MultiDiGraph, tree: Tree) -> None:
