@@ -38,10 +38,15 @@ Search (the partition is heuristic; the heights of each set are optimal)
        evaluated on grids; the better one is the start.
     3. A set that Edmonds' condition rules out is repaired by swapping a root into its violating
        node set (the certificate says where roots are missing).
-    4. Local search: swap one root of a set above its bound with one root of another set, when the
-       eccentricity bound leaves room for a smaller total; each candidate set is checked with
-       :func:`~supermesh.trees.bounds.check_roots`, then packed with a height cap that only an
-       improvement meets (so most failures are quick proofs). Results are cached by sorted roots.
+    4. Local search: swap one root of a set above its eccentricity bound with one root of another
+       set, when the proven bounds leave room for a smaller total; each candidate set is checked
+       with :func:`~supermesh.trees.bounds.check_roots`, then packed at its proven bound only, so
+       a hopeless swap costs two quick proofs that raise the bounds.
+
+    Every set is packed once (cached by sorted roots, mirror and turned images reused) by
+    :class:`~supermesh.trees.roots_search.SetPacker`: a set that is a symmetry orbit is packed as
+    one tree turned round (:mod:`supermesh.trees.roots_symmetry`), any other with
+    :func:`~supermesh.trees.packing.pack_trees`.
 
 References
 ----------
@@ -416,6 +421,7 @@ def root_sets(
             if a is not None and b is not None and a < b:
                 sets, origin = alternative, "paper"
         swaps = improve(ev, sets, lower, tries)
+    if method == "optimise":
         sets.sort(key=lambda s: (-ev.height(s), -ev.bound(s), s))
     for s in sets:
         if ev.packs[s].status != "optimal" and ev.left() > 0:
@@ -430,7 +436,12 @@ def root_sets(
         }
     )
     if compare:
-        packing.stats["paper"] = paper_stats(G, ev, kk, direction)
+        paper = paper_stats(G, ev, kk, direction)
+        if paper is not None and None not in paper["heights"]:
+            ours = sorted(packing.stats["set_heights"], reverse=True)
+            theirs = sorted(paper["heights"], reverse=True)
+            paper["no_set_taller"] = all(a <= b for a, b in zip(ours, theirs, strict=True))
+        packing.stats["paper"] = paper
     packing.stats["wall_time"] = round(time.perf_counter() - start, 3)
     return packing
 
