@@ -17,6 +17,7 @@ from supermesh.trees.packing import pack_trees
 
 G = build("hexamesh:r2,memory=north+east+south+west")
 count = max_trees_free(G)  # the most trees any roots allow, with Frank's certificate
+# height 5 bounds the search: the eccentricity bound 4 is proven infeasible, 5 is reached
 packing = pack_trees(G, list(count.roots), max_height=5, time_limit=10, seed=0)
 
 fig = Figure(figsize=(15.0, 6.6), layout="constrained")

@@ -19,7 +19,9 @@ per_chiplet = [375 * 1024]
 
 params = get_preset("booksim")
 specs = [f"smbi:{n}x{n}" for n in sides] + [f"smalter:{n}x{n}" for n in sides]
-cases = sweep_cases([f"mesh:{n}x{n}" for n in sides], ["allreduce"], ["tto"], per_chiplet=per_chiplet)
+cases = sweep_cases(
+    [f"mesh:{n}x{n}" for n in sides], ["allreduce"], ["tto"], per_chiplet=per_chiplet
+)
 cases += sweep_cases(specs, ["allreduce"], ["pipeline"], per_chiplet=per_chiplet)
 rows = run_sweep(cases, params, time_limit=10)
 

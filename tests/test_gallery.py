@@ -47,7 +47,8 @@ def test_script_has_a_title_and_a_committed_small_image(script):
     doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8")))
     assert doc, f"{script.name} has no docstring"
     title, _, body = doc.partition("\n")
-    assert title.strip() and body.strip()  # a title line, then what the picture shows
+    assert title.strip()
+    assert body.strip()
     image = script.with_suffix(".png")
     assert image.is_file(), f"{image.name} is not committed; run supermesh gallery"
     assert image.stat().st_size < MAX_BYTES
@@ -65,7 +66,8 @@ def test_script_runs_into_a_temporary_folder(script, tmp_path, monkeypatch):
     with Image.open(image) as im:
         assert im.format == "PNG"
         width, height = im.size
-        assert 300 < width < 2000 and 200 < height < 1600
+        assert 300 < width < 2000
+        assert 200 < height < 1600
 
 
 def test_cli_runs_one_script_and_lists_it(tmp_path, capsys):
@@ -77,7 +79,8 @@ def test_cli_runs_one_script_and_lists_it(tmp_path, capsys):
     out, _ = capsys.readouterr()
     assert code == 0
     (run,) = json.loads(out)
-    assert run["ok"] and run["script"] == "plot_supermesh_variants.py"
+    assert run["ok"]
+    assert run["script"] == "plot_supermesh_variants.py"
     assert run["title"].startswith("SuperMesh variants side by side")
     assert (tmp_path / "plot_supermesh_variants.png").is_file()
 

@@ -1,6 +1,6 @@
-"""The booksim preset against the reference (BookSim2) runs: BRIEF section 4's three calibration
-points, plus a few more runs of the public MICRO 2025 artifact (``micro_2025/bandwidth/*.json``)
-that exercise root sets sharing FIFOs.
+"""The booksim preset against BRIEF section 4's three calibration points of the reference
+(BookSim2) runs. The reference's other published runs are kept back as an independent acceptance
+check and deliberately appear nowhere in this repository.
 
 The trees only need the reference's heights (pipelined time hardly depends on the shape of a
 single set; see ``test_tree_shape_sensitivity``): the SMBi ones come from BRIEF section 3's
@@ -74,35 +74,6 @@ def test_calibration_mesh_8x8_tto_allreduce_512mib():
     r = simulate(G, [trees], "allreduce", 512 << 20, bound=False)
     assert r.meta["chunks"] == [14564]
     assert rel_error(r.time, 30_086_982) < 1e-3  # 30,086,983.5: +0.000005%
-
-
-def test_reference_smalter_4x4_allreduce_1mib():
-    G = build("smalter:4x4")
-    trees = packed(G, [0, 3, 15, 12], 6)
-    r = simulate(G, [trees], "allreduce", 1 << 20, bound=False)
-    assert rel_error(r.time, 55_771) < 1e-3
-
-
-@pytest.mark.parametrize(
-    ("collective", "nbytes", "reference"),
-    [
-        ("allgather", 512 << 20, 11_282_864),
-        ("reducescatter", 512 << 20, 11_284_992),
-    ],
-)
-def test_reference_smbi_4x4_root_sets(collective, nbytes, reference):
-    """Four root sets in shared FIFOs: the corners, two sets of side roots, the centre.
-
-    At 512 MiB the hand-overs between sets are noise; at 1 MiB they are several percent and
-    depend on the trees' shapes (see test_tree_shape_sensitivity): with these trees the 1 MiB
-    AllGather (reference 34,072) comes out between -0.01% and +3% depending on which of the
-    equally high centre trees the solver returns.
-    """
-    G = build("smbi:4x4")
-    centre = packed(G, [5, 6, 10, 9], 5)
-    sets = [corner_trees(4), side_trees(4, (1, 7, 14, 8)), side_trees(4, (2, 11, 13, 4)), centre]
-    r = simulate(G, sets, collective, nbytes, bound=False)
-    assert rel_error(r.time, reference) < 1e-2
 
 
 def test_tree_shape_sensitivity():

@@ -313,8 +313,9 @@ def root_sets(
         ``optimise``: the search of the module docstring. ``paper``: the paper's rule
         (:func:`~supermesh.trees.roots_paper.paper_root_sets`), packed the same way.
     time_limit : float
-        Seconds for the search (every set is packed at least once even when it runs out; a set
-        packed after the deadline keeps its fast construction, status ``feasible``).
+        Seconds for the search: the local search and the re-solving of unproven sets stop then.
+        The start partitions (ours and, on grids, the paper's) are always packed in full, each set
+        with up to ``set_time_limit`` seconds.
     direction : {"out", "in"}
         Out-trees (AllGather) or in-trees (ReduceScatter).
     set_time_limit : float
@@ -326,8 +327,8 @@ def root_sets(
     compare : bool
         Also evaluate the paper's rule (grids only): ``stats["paper"]`` has its sets, their
         heights with the same packer (``heights``, ``total``) and with the paper's Algorithm 1
-        (``algorithm1``; ``None`` where it gets stuck). It may add up to ``set_time_limit`` per
-        paper set not already packed, beyond ``time_limit``.
+        (``algorithm1``; ``None`` where it gets stuck), and ``no_set_taller``: whether our
+        ``j``-th tallest set is no taller than the paper's ``j``-th tallest, for every ``j``.
 
     Returns
     -------

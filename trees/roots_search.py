@@ -20,7 +20,7 @@ from typing import Any
 import networkx as nx
 
 from supermesh.errors import SolverError, TopologyError
-from supermesh.trees.construct import roots_certificate
+from supermesh.trees.construct import construct_trees, roots_certificate
 from supermesh.trees.heights import WorkingNetwork, working_network
 from supermesh.trees.model import TreePacking, TreeSet
 from supermesh.trees.packing import pack_trees
@@ -193,6 +193,8 @@ class SetPacker:
         budget = min(self.per_set, self.left()) if limit is None else limit
         until = time.perf_counter() + max(budget, 0.05)
         self.solves += 1
+        if self._construct(s):
+            return self.height(s) if cap is None or self.height(s) <= cap else None
         perm = orbit_of(s, self.symmetries)
         if perm is not None and self._orbit(s, perm, cap, until):
             return self.height(s)
@@ -202,6 +204,20 @@ class SetPacker:
         if known is None or p.objective < self.height(s) or p.status == "optimal":
             self.packs[s] = p
         return self.height(s)
+
+    def _construct(self, s: Roots) -> bool:
+        """Keep the fast construction (closed form or greedy) if it meets the eccentricity bound.
+
+        The same trees :func:`pack_trees` would return at once, without a solver.
+        """
+        try:
+            p = construct_trees(self.G, s, direction=self.direction)
+        except SolverError:
+            return False
+        if p.status != "optimal":
+            return False
+        self.packs[s] = p
+        return True
 
     def _pack(self, s: Roots, cap: int | None, until: float) -> TreePacking | None:
         """:func:`pack_trees` with a height cap; record a proven cap; ``None`` without trees."""
@@ -284,8 +300,11 @@ def repair(ev: SetPacker, sets: list[Roots]) -> list[Roots] | None:
 
 
 def total_height(ev: SetPacker, sets: list[Roots]) -> tuple[int, int] | None:
-    """(sum of set heights, largest) after packing every set; ``None`` if one failed."""
-    hs = [ev.solve(s) for s in sets]
+    """(sum of set heights, largest) after packing every set; ``None`` if one failed.
+
+    Each set not packed yet gets the full per-set time, whatever the deadline.
+    """
+    hs = [ev.solve(s, limit=ev.per_set) for s in sets]
     if any(h is None for h in hs):
         return None
     heights = [h for h in hs if h is not None]

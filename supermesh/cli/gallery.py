@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 from rich.table import Table
@@ -57,15 +58,22 @@ def gallery(
         )
     else:
         table = Table(title="supermesh gallery")
-        for col in ("script", "title", "seconds", "image"):
+        for col in ("script", "seconds", "image"):
             table.add_column(col, justify="right" if col == "seconds" else "left")
         for r in runs:
             table.add_row(
-                r.script.name,
-                r.title,
+                r.script.stem,
                 f"{r.seconds:.1f}",
-                str(r.image) if r.ok else f"FAILED: {r.error}",
+                _shown(r.image) if r.ok else f"FAILED: {r.error}",
             )
         stdout_console().print(table)
     if not all(r.ok for r in runs):
         sys.exit(EXIT_FINDINGS)
+
+
+def _shown(path: Path) -> str:
+    """The path relative to the working directory when it lies below it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

@@ -16,7 +16,7 @@ from supermesh.errors import SpecError
 from supermesh.topologies.io import write_text_atomic
 from supermesh.trees.model import TreePacking
 
-_METHODS = ("cpsat", "construct", "tto", "algorithm1")
+_METHODS = ("cpsat", "construct", "tto", "algorithm1", "paper")
 _ROOTS_HELP = (
     "corners (clockwise from the top-left; default), sides (the chiplet N//2 along each side, "
     "clockwise from the north) or node ids like 0,3,3,12 (repeats allowed). Not with --method tto."
@@ -24,7 +24,13 @@ _ROOTS_HELP = (
 _METHOD_HELP = (
     "cpsat: height-optimal (CP-SAT, proven or with the gap); construct: fast constructions, no "
     "solver; tto: TTO's 3 corner trees on a mesh (bottom-left corner relays only); algorithm1: "
-    "the SuperMesh paper's Algorithm 1 (a baseline that can get stuck)."
+    "the SuperMesh paper's Algorithm 1 (a baseline that can get stuck). With --root-sets: cpsat "
+    "searches the partition, paper takes the paper's one-root-per-side rule."
+)
+_ROOT_SETS_HELP = (
+    "ReduceScatter/AllGather root sets: every compute chiplet roots a tree, K disjoint trees per "
+    "set (K: the most that fit); shows each set's heights beside the paper's rule. --time-limit "
+    "then bounds the partition search."
 )
 
 
@@ -113,10 +119,94 @@ def _print_human(p: TreePacking, lower: list[int | None]) -> None:
     out.print(line, markup=False)
 
 
+def run_root_sets(
+    spec: str,
+    roots_text: str | None,
+    k: int | None,
+    direction: str,
+    method: str,
+    time_limit: float,
+    max_height: int | None,
+) -> tuple[nx.MultiDiGraph, TreePacking]:
+    """``--root-sets``: check the options, then partition and pack (library ``root_sets``)."""
+    from supermesh.trees.roots import root_sets
+
+    if roots_text is not None or max_height is not None:
+        raise SpecError(
+            "--root-sets makes every compute chiplet a root and has no height limit",
+            hint="drop --roots and --max-height",
+        )
+    if method not in ("cpsat", "paper"):
+        raise SpecError(
+            f"--method {method} does not make root sets",
+            hint="use --method cpsat (searched partition) or --method paper (the paper's rule)",
+        )
+    if time_limit <= 0:
+        raise SpecError(
+            f"--time-limit {time_limit:g} must be positive", hint="e.g. --time-limit 10"
+        )
+    G = load_spec(spec)
+    choice = "paper" if method == "paper" else "optimise"
+    return G, root_sets(G, k=k, method=choice, time_limit=time_limit, direction=direction)
+
+
+def _joined(values: Any) -> str:
+    return ",".join("-" if v is None else str(v) for v in values)
+
+
+def _print_root_sets(p: TreePacking) -> None:
+    out = stdout_console()
+    if p.status == "infeasible":
+        c: dict[str, Any] = p.certificate or {}
+        out.print(f"{p.topology}: status infeasible: no such root sets exist.", markup=False)
+        out.print(f"Proof: {c['reason']}." if "reason" in c else _certificate_text(p), markup=False)
+        out.print(json.dumps(c), markup=False)
+        return
+    st = p.stats
+    paper: dict[str, Any] = st.get("paper") or {}
+    theirs = paper.get("sets") or []
+    # the paper's sets tallest first (same packer), beside ours: row j compares the j-th tallest
+    rank = sorted(range(len(theirs)), key=lambda j: -(paper["heights"][j] or 0))
+    title = f"{p.topology}: {len(p.sets)} root sets of {st['k']} {p.direction}-trees ({p.method})"
+    table = Table(title=title)
+    for col in ("set", "roots", "heights", "max", "bound", "paper's roots", "max", "alg. 1"):
+        table.add_column(col, justify="right")
+    for i, ts in enumerate(p.sets):
+        row = [str(i), _joined(ts.roots), _joined(t.height for t in ts.trees), str(ts.height)]
+        row.append(str(ts.lower_bound))
+        if i < len(theirs):
+            j = rank[i]
+            alg1 = paper["algorithm1"][j]
+            row += [_joined(theirs[j]), _joined([paper["heights"][j]])]
+            row.append("stuck" if alg1 is None else str(alg1))
+        table.add_row(*row)
+    out.print(table)
+    out.print(
+        f"total (sum of set heights) {st['total']}, lower bound {st['total_lower_bound']}: "
+        f"partition {st['partition']}, heights {st['heights']}",
+        markup=False,
+    )
+    if paper:
+        stuck = paper["algorithm1_stuck"]
+        alg1 = (
+            f"total {paper['algorithm1_total']}"
+            if not stuck
+            else f"stuck on {stuck} of {len(theirs)} sets"
+        )
+        out.print(
+            f"paper's rule: total {paper['total']} with the same packer; "
+            f"with its Algorithm 1 trees: {alg1}",
+            markup=False,
+        )
+    line = f"status {p.status}: max height {p.objective}, lower bound {p.lower_bound}"
+    out.print(line + f"; {st.get('wall_time', 0):.2f} s", markup=False)
+
+
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
 @click.option("--roots", "roots_text", default=None, help=_ROOTS_HELP)
-@click.option("--k", "k", type=int, default=None, help="Use only the first K of the roots.")
+@click.option("--root-sets", "root_sets_flag", is_flag=True, help=_ROOT_SETS_HELP)
+@click.option("--k", "k", type=int, default=None, help="The first K roots (root sets: K per set).")
 @click.option(
     "--direction",
     type=click.Choice(["out", "in"]),
@@ -140,6 +230,7 @@ def _print_human(p: TreePacking, lower: list[int | None]) -> None:
 def trees(
     spec: str,
     roots_text: str | None,
+    root_sets_flag: bool,
     k: int | None,
     direction: str,
     method: str,
@@ -156,12 +247,17 @@ def trees(
     """
     from supermesh.trees.heights import root_eccentricities
 
-    G, packing = run(spec, roots_text, k, direction, method, time_limit, max_height)
+    if method == "paper" and not root_sets_flag:
+        raise SpecError("--method paper is the paper's root-set rule", hint="add --root-sets")
+    make = run_root_sets if root_sets_flag else run
+    G, packing = make(spec, roots_text, k, direction, method, time_limit, max_height)
     doc = packing.to_json()
     if output and packing.status != "infeasible":
         write_text_atomic(output, json.dumps(doc, indent=1) + "\n")
     if as_json:
         emit_json(doc)
+    elif root_sets_flag:
+        _print_root_sets(packing)
     else:
         roots = [t.root for t in packing.trees]
         _print_human(packing, root_eccentricities(G, roots, direction, packing.span))

@@ -91,7 +91,9 @@ def _merge_equal(
     return out
 
 
-def _plot(ax: Axes, curves: list[tuple[str, np.ndarray, np.ndarray]], colors: dict[str, int]) -> None:
+def _plot(
+    ax: Axes, curves: list[tuple[str, np.ndarray, np.ndarray]], colors: dict[str, int]
+) -> None:
     for name, xs, ys in _merge_equal(curves):
         i = colors[name.split(" = ")[0]]
         ax.plot(
@@ -110,7 +112,7 @@ def _x_axis(ax: Axes, x: str, values: Iterable[float]) -> None:
     if x == "bytes":  # sizes double: log scale; above 6 points every other one labelled
         ax.set_xscale("log", base=2)
         labelled = ticks if len(ticks) <= 6 else ticks[::2]
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_size(int(round(v)))))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_size(round(v))))
     else:  # chiplet counts: linear (linear growth looks linear); labels at least 1/14 apart
         gap = (ticks[-1] - ticks[0]) / 14.0
         labelled = []
@@ -200,7 +202,9 @@ def draw_sweep(
         ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     if legend:  # curves rise to the right: bandwidth saturates at the top, times grow
-        ax.legend(fontsize=7.5, frameon=True, loc="lower right" if y == "bandwidth" else "upper left")
+        ax.legend(
+            fontsize=7.5, frameon=True, loc="lower right" if y == "bandwidth" else "upper left"
+        )
     if title is not None:
         ax.set_title(title, fontsize=10)
     return fig

@@ -8,6 +8,7 @@ lane, next to (never over) the first.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import networkx as nx
@@ -20,7 +21,10 @@ from supermesh.draw.common import NODE_STYLES, trim_path
 from supermesh.draw.topology import _STRAIGHT, Route, _lanes, _route, _route_points, node_boxes
 from supermesh.topologies.model import Arc
 
-__all__ = ["LANE_GAP", "Lane", "arc_lanes", "draw_boxes", "drawn_lanes"]
+__all__ = ["LANE_GAP", "Color", "Lane", "arc_lanes", "draw_boxes", "drawn_lanes"]
+
+Color = str | tuple[float, float, float]
+"""A colour: a matplotlib name or hex string, or an RGB triple."""
 
 LANE_GAP = 0.13
 """Distance between the lanes of parallel links, in chiplet pitches (as in draw_topology)."""
@@ -139,9 +143,9 @@ def draw_boxes(
     ax: Axes,
     G: nx.MultiDiGraph,
     *,
-    faces: dict[int, str] | None = None,
-    edges: dict[int, str] | None = None,
-    widths: dict[int, float] | None = None,
+    faces: Mapping[int, Color] | None = None,
+    edges: Mapping[int, Color] | None = None,
+    widths: Mapping[int, float] | None = None,
     zorder: float = 3.0,
 ) -> dict[int, tuple[float, float]]:
     """Draw every node's box (the shapes of ``draw_topology``) with optional per-node colours.
@@ -180,8 +184,4 @@ def draw_boxes(
 
 def drawn_lanes(lanes: dict[Arc, Lane]) -> list[Lane]:
     """One :class:`Lane` per drawn line (a two-way lane once, by its lower-id arc), sorted."""
-    return [
-        lane
-        for arc, lane in sorted(lanes.items())
-        if not lane.two_way or arc[0] < arc[1]
-    ]
+    return [lane for arc, lane in sorted(lanes.items()) if not lane.two_way or arc[0] < arc[1]]

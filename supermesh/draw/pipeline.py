@@ -87,6 +87,7 @@ class Timeline:
 
 def _oriented_sets(trees: TreeSets, direction: str) -> list[list[OrientedTree]]:
     """The sets as the simulator sees them (parent -> child arcs, empty sets dropped)."""
+    groups: list[TreeSet | Sequence[Tree]]
     if isinstance(trees, TreePacking):
         direction, groups = trees.direction, list(trees.sets)
     else:
@@ -294,7 +295,9 @@ def draw_pipeline(
         ax.add_collection(coll, autolim=True)
         if (key, False) in bars and faded:
             continue
-        label = f"set {key + 1}" if mode == "set" else f"tree {key + 1} (root {timeline.roots[key]})"
+        label = (
+            f"set {key + 1}" if mode == "set" else f"tree {key + 1} (root {timeline.roots[key]})"
+        )
         if mode == "set" and of_tree is not None and not faded:
             label += f": tree {of_tree + 1}"
         handles.append(Patch(facecolor=color, label=label))

@@ -18,7 +18,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from supermesh.draw.common import ARC_STYLES, lighten, new_figure, panel_figure, tree_color
-from supermesh.draw.geometry import Lane, arc_lanes, draw_boxes, drawn_lanes
+from supermesh.draw.geometry import Color, Lane, arc_lanes, draw_boxes, drawn_lanes
 from supermesh.errors import TopologyError
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 
@@ -112,7 +112,10 @@ def _link_lanes(
     drawn = drawn_lanes(lanes)
     colors = [lighten(ARC_STYLES.get(lane.cls, _OTHER).color, fade) for lane in drawn]
     coll = LineCollection(
-        [lane.points() for lane in drawn], colors=colors, linewidths=lw, zorder=1.5,
+        [lane.points() for lane in drawn],
+        colors=colors,
+        linewidths=lw,
+        zorder=1.5,
         capstyle="butt",
     )
     coll.set_gid("links")
@@ -146,9 +149,9 @@ def _tree_panel(
     )
     coll.set_gid("tree")
     ax.add_collection(coll, autolim=True)
-    faces = {n: "#f7f7f7" for n in G.nodes if n not in depth}
+    faces: dict[int, Color] = {n: "#f7f7f7" for n in G.nodes if n not in depth}
     faces[tree.root] = lighten(color, 0.35)
-    edges = {n: "#b0b0b0" for n in G.nodes if n not in depth}
+    edges: dict[int, Color] = {n: "#b0b0b0" for n in G.nodes if n not in depth}
     edges[tree.root] = color
     boxes = draw_boxes(ax, G, faces=faces, edges=edges, widths={tree.root: 2.2})
     size = float(np.clip(20.0 * scale, 5.0, 10.0))
@@ -267,7 +270,7 @@ def draw_trees(
     fig.suptitle(title if title is not None else G.graph.get("name", ""), fontsize=10)
     if legend:
         _trees_legend(fig, G)
-    return cast(Figure, fig.get_figure(root=True))
+    return fig.get_figure(root=True)
 
 
 def _trees_legend(fig: FigureBase, G: nx.MultiDiGraph) -> None:
@@ -344,7 +347,7 @@ def draw_root_sets(
     --------
     >>> from supermesh.topologies import build
     >>> fig = draw_root_sets(build("smalter:4x4"), [[0, 3, 15, 12], [1, 7, 14, 8]], heights=[6, 5])
-    >>> [t.get_text() for t in fig.legends[0].get_texts()]
+    >>> [t.get_text() for t in fig.legends[0].get_texts()][:2]
     ['set 1: roots 0, 3, 15, 12; height 6', 'set 2: roots 1, 7, 14, 8; height 5']
     """
     from supermesh.errors import SupermeshError
@@ -373,7 +376,7 @@ def draw_root_sets(
         fig = cast(Figure, ax.get_figure(root=True))
     lanes = arc_lanes(G)
     _link_lanes(ax, lanes, float(np.clip(2.4 * scale, 0.6, 1.8)))
-    faces = {n: lighten(tree_color(i), 0.45) for n, i in set_of.items()}
+    faces: dict[int, Color] = {n: lighten(tree_color(i), 0.45) for n, i in set_of.items()}
     edges = {n: tree_color(i) for n, i in set_of.items()}
     boxes = draw_boxes(ax, G, faces=faces, edges=edges, widths=dict.fromkeys(set_of, 2.0))
     size = float(np.clip(13.0 * scale, 5.0, 9.0))
@@ -395,7 +398,7 @@ def draw_root_sets(
             text.set_gid("set")
     _finish(ax)
     ax.set_title(title if title is not None else G.graph.get("name", ""), fontsize=10)
-    handles = [
+    handles: list[Patch | Line2D] = [
         Patch(
             facecolor=lighten(tree_color(i), 0.45),
             edgecolor=tree_color(i),
@@ -410,12 +413,19 @@ def draw_root_sets(
         for c in ARC_STYLES
         if c in classes
     ]
-    where = {"loc": "outside right upper"} if own else {
-        "loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0
-    }
+    where = (
+        {"loc": "outside right upper"}
+        if own
+        else {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0}
+    )
     (fig if own else ax).legend(
-        handles=handles, frameon=False, fontsize=8, title="root sets, in run order",
-        title_fontsize=8, alignment="left", **where
+        handles=handles,
+        frameon=False,
+        fontsize=8,
+        title="root sets, in run order",
+        title_fontsize=8,
+        alignment="left",
+        **where,
     )
     return fig
 

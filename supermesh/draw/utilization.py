@@ -11,10 +11,10 @@ from typing import cast
 
 import networkx as nx
 import numpy as np
+from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.cm import ScalarMappable
 from matplotlib.collections import LineCollection
-from matplotlib import colormaps
 from matplotlib.colors import ListedColormap, Normalize
 from matplotlib.figure import Figure
 from matplotlib.ticker import EngFormatter
@@ -78,9 +78,10 @@ def draw_utilization(
 ) -> Figure:
     """Heat map of link utilisation on the topology's layout; return the matplotlib Figure.
 
-    Every arc is its own line, coloured (dark blue = idle, orange = busy all the time) and thickened by
-    its utilisation. The two directions of a link sit side by side, each to the right of its
-    direction of travel; parallel links keep their lanes (spread apart to make room).
+    Every arc is its own line, coloured (dark blue = idle, orange = busy all the time) and
+    thickened by its utilisation. The two directions of a link sit side by side, each to the
+    right of its direction of travel; parallel links keep their lanes (spread apart to make
+    room).
 
     Parameters
     ----------
@@ -174,9 +175,7 @@ def draw_utilization(
     return fig
 
 
-def busy_timeseries(
-    program: Program, n_arcs: int, *, bins: int = 100
-) -> dict[str, list[float]]:
+def busy_timeseries(program: Program, n_arcs: int, *, bins: int = 100) -> dict[str, list[float]]:
     """Exact share of links busy per time bin, from every transfer's start time.
 
     Runs ``program`` on the engine keeping all start times, then integrates the number of busy
@@ -226,7 +225,9 @@ def busy_timeseries(
     if not starts or end <= 0:
         return {"t": ((edges[:-1] + edges[1:]) / 2).tolist(), "utilization": [0.0] * bins}
     times = np.concatenate(starts + ends)
-    steps = np.concatenate([np.ones(sum(len(x) for x in starts)), -np.ones(sum(len(x) for x in ends))])
+    steps = np.concatenate(
+        [np.ones(sum(len(x) for x in starts)), -np.ones(sum(len(x) for x in ends))]
+    )
     order = np.argsort(times, kind="stable")
     times, busy = times[order], np.cumsum(steps[order])
     # integral of the busy count from 0 to each event time, then at each bin edge
