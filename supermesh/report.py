@@ -10,6 +10,7 @@ last topology given (the baseline).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import networkx as nx
@@ -134,12 +135,12 @@ def build_report(
     for G in graphs:
         m = metrics(G)
         entry: dict[str, Any] = {"spec": G.graph["spec"], "name": G.graph["name"], "metrics": m}
-        entry["trees"] = _guarded(lambda G=G, m=m: _trees_part(G, m, time_limit))
-        entry["family"] = _guarded(lambda G=G: _family_part(G))
+        entry["trees"] = _guarded(partial(_trees_part, G, m, time_limit))
+        entry["family"] = _guarded(partial(_family_part, G))
         if design:
-            entry["design_gap"] = _guarded(lambda G=G: _design_part(G))
+            entry["design_gap"] = _guarded(partial(_design_part, G))
         if simulate:
-            entry["sim"] = _guarded(lambda G=G: _sim_part(G, nbytes, preset, time_limit))
+            entry["sim"] = _guarded(partial(_sim_part, G, nbytes, preset, time_limit))
         entries.append(entry)
     report: dict[str, Any] = {
         "bytes": nbytes,

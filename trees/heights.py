@@ -186,6 +186,8 @@ def tree_depths(root: int, parents: dict[int, int]) -> dict[int, int]:
     >>> tree_depths(0, {1: 0, 2: 1, 3: 0})
     {0: 0, 1: 1, 3: 1, 2: 2}
     """
+    if root in parents:  # checked first: a cycle through the root would never end the walk
+        raise ValueError("parent map is not a tree hanging from its root")
     children: dict[int, list[int]] = {}
     for c, p in parents.items():
         children.setdefault(p, []).append(c)
@@ -195,10 +197,11 @@ def tree_depths(root: int, parents: dict[int, int]) -> dict[int, int]:
         nxt = []
         for u in frontier:
             for c in sorted(children.get(u, ())):
-                levels[c] = levels[u] + 1
-                nxt.append(c)
+                if c not in levels:
+                    levels[c] = levels[u] + 1
+                    nxt.append(c)
         frontier = nxt
-    if len(levels) != len(parents) + 1 or root in parents:
+    if len(levels) != len(parents) + 1:
         raise ValueError("parent map is not a tree hanging from its root")
     return levels
 

@@ -38,7 +38,8 @@ _COMMANDS: dict[str, str] = {
     "trees": "trees",
     "schedule": "schedule",
     "prove": "prove",
-    "sim": "sim", "sweep": "sweep",  # fmt: skip
+    "sim": "sim",
+    "sweep": "sweep",
     "gallery": "gallery",
     "design": "design",
 }

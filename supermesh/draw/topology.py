@@ -37,7 +37,8 @@ def node_boxes(G: nx.MultiDiGraph) -> dict[int, tuple[float, float]]:
     """Half width and half height of each node's drawn box, in chiplet pitches.
 
     Grid chiplets are squares 0.56 wide; HexaMesh chiplets are bricks 0.8 x 0.5 (neighbours in a
-    row are one pitch apart); routers (``router`` nodes of concentrated families) are small diamonds.
+    row are one pitch apart); routers (``router`` nodes of concentrated families) are
+    small diamonds.
     """
     brick = G.graph.get("family") == "hexamesh"
     out = {}

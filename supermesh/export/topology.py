@@ -178,7 +178,12 @@ def dot_text(G: nx.MultiDiGraph) -> str:
         f"family={_q(g.get('family', ''))}];",
         "  node [shape=box, style=filled];",
     ]
-    fill = {"compute": "lightsteelblue1", "memory": "navajowhite", "io": "gray85", "router": "gray95"}
+    fill = {
+        "compute": "lightsteelblue1",
+        "memory": "navajowhite",
+        "io": "gray85",
+        "router": "gray95",
+    }
     for node, d in sorted(G.nodes(data=True)):
         x, y = d["pos"]
         lines.append(
