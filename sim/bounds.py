@@ -33,13 +33,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import igraph as ig
 import networkx as nx
 import numpy as np
 
 from supermesh.errors import TopologyError
 from supermesh.topologies.model import compute_nodes
+
+if TYPE_CHECKING:  # igraph loads its plotting stack: import it only when a flow runs
+    import igraph as ig
 
 __all__ = ["ThroughputBound", "collective_bound", "cut_bound", "rank_connectivity"]
 
@@ -79,6 +82,8 @@ def _graph(G: nx.MultiDiGraph, reverse: bool) -> tuple[ig.Graph, list[float], li
         pair = (index[v], index[u]) if reverse else (index[u], index[v])
         cap[pair] = cap.get(pair, 0.0) + float(bw)
     pairs = sorted(cap)
+    import igraph as ig
+
     graph = ig.Graph(n=len(nodes) + 1, edges=pairs, directed=True)
     return graph, [cap[p] for p in pairs], nodes
 

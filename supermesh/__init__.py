@@ -1,10 +1,11 @@
 """supermesh: design chiplet-network topologies and prove which collective schedules they support.
 
 The four engines are subpackages: :mod:`supermesh.topologies` (generators, specs, files, metrics),
-:mod:`supermesh.trees` (tree counts with proof, packing, root sets, schedules),
-:mod:`supermesh.verify` (independent checkers, deadlock analysis) and :mod:`supermesh.sim`
-(pipelined-collective simulator). Data flow one way: topologies -> trees -> verify / sim ->
-export / draw.
+:mod:`supermesh.trees` (tree counts with proof, packing, root sets, schedules, family proofs,
+design), :mod:`supermesh.verify` (independent checkers, deadlock analysis) and
+:mod:`supermesh.sim` (pipelined-collective simulator). Data flow one way: topologies -> trees ->
+verify / sim -> export / draw. Pictures live in :mod:`supermesh.draw` (not imported here, so
+that ``import supermesh`` does not load matplotlib).
 
 Examples
 --------
@@ -12,8 +13,11 @@ Examples
 >>> G = supermesh.build("smbi:4x4")
 >>> supermesh.metrics(G)["arc_connectivity"]
 4
+>>> supermesh.check_roots(G, [0, 3, 15, 12]).feasible
+True
 """
 
+from supermesh._lazy import lazy_exports
 from supermesh.errors import (
     InfeasibleError,
     InputFileError,
@@ -22,17 +26,62 @@ from supermesh.errors import (
     SupermeshError,
     TopologyError,
 )
-from supermesh.topologies import (
-    build,
-    compute_nodes,
-    metrics,
-    read_topology,
-    to_json,
-    write_topology,
-)
-from supermesh.trees import Tree, TreePacking, TreeSet
 
 __version__ = "0.1.0"
+
+# public name -> module defining it (imported on first use)
+_EXPORTS: dict[str, str] = {
+    "CountBound": "supermesh.trees",
+    "DeadlockReport": "supermesh.verify",
+    "DesignResult": "supermesh.trees.design",
+    "FamilyProof": "supermesh.trees.prove",
+    "Finding": "supermesh.verify",
+    "RootsBound": "supermesh.trees",
+    "Schedule": "supermesh.trees",
+    "ScheduleEntry": "supermesh.trees",
+    "SimParams": "supermesh.sim",
+    "SimResult": "supermesh.sim",
+    "Tree": "supermesh.trees",
+    "TreePacking": "supermesh.trees",
+    "TreeSet": "supermesh.trees",
+    "algorithm1": "supermesh.trees",
+    "attach_memory": "supermesh.topologies",
+    "build": "supermesh.topologies",
+    "build_report": "supermesh.report",
+    "build_schedule": "supermesh.trees",
+    "check_deadlock": "supermesh.verify",
+    "check_disjoint": "supermesh.verify",
+    "check_file": "supermesh.verify",
+    "check_packing": "supermesh.verify",
+    "check_roots": "supermesh.trees",
+    "check_tree": "supermesh.verify",
+    "collective_bound": "supermesh.sim",
+    "compute_nodes": "supermesh.topologies",
+    "construct_trees": "supermesh.trees",
+    "design": "supermesh.trees.design",
+    "design_gap": "supermesh.trees.design",
+    "family_statement": "supermesh.trees.allsizes",
+    "format_size": "supermesh.units",
+    "get_preset": "supermesh.sim",
+    "max_trees_free": "supermesh.trees",
+    "max_trees_from_root": "supermesh.trees",
+    "metrics": "supermesh.topologies",
+    "pack_trees": "supermesh.trees",
+    "parse_size": "supermesh.units",
+    "prove_family": "supermesh.trees.prove",
+    "read_topology": "supermesh.topologies",
+    "resolve_roots": "supermesh.trees",
+    "run_algorithm": "supermesh.sim",
+    "run_sweep": "supermesh.sim",
+    "simulate": "supermesh.sim",
+    "simulate_baseline": "supermesh.sim",
+    "table_bytes": "supermesh.trees",
+    "to_json": "supermesh.topologies",
+    "tto": "supermesh.trees",
+    "write_topology": "supermesh.topologies",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __all__ = [
     "InfeasibleError",
@@ -41,14 +90,6 @@ __all__ = [
     "SpecError",
     "SupermeshError",
     "TopologyError",
-    "Tree",
-    "TreePacking",
-    "TreeSet",
     "__version__",
-    "build",
-    "compute_nodes",
-    "metrics",
-    "read_topology",
-    "to_json",
-    "write_topology",
+    *_EXPORTS,
 ]

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import igraph as ig
 import networkx as nx
+
+if TYPE_CHECKING:  # igraph loads its plotting stack: import it only when a flow runs
+    import igraph as ig
 
 __all__ = ["FlowNetwork", "flow_network"]
 
@@ -69,5 +72,7 @@ def flow_network(G: nx.MultiDiGraph, *, reverse: bool = False) -> FlowNetwork:
         (index[v], index[u]) if reverse else (index[u], index[v]) for u, v in G.edges()
     )
     pairs = sorted(counts)
+    import igraph as ig
+
     graph = ig.Graph(n=len(nodes), edges=pairs, directed=True)
     return FlowNetwork(graph, [counts[p] for p in pairs], nodes, index)

@@ -1,44 +1,32 @@
-"""Tree counts with proof, height-optimal tree packing, root sets, schedules."""
+"""Tree counts with proof, height-optimal tree packing, root sets, schedules, proofs, design."""
 
-from supermesh.trees.baselines import algorithm1, tto
-from supermesh.trees.bounds import (
-    CountBound,
-    RootsBound,
-    check_roots,
-    edmonds_deficit,
-    in_degree_upper_bound,
-    max_trees_free,
-    max_trees_from_root,
-)
-from supermesh.trees.construct import construct_trees
-from supermesh.trees.heights import height_lower_bound
-from supermesh.trees.model import Tree, TreePacking, TreeSet
-from supermesh.trees.packing import pack_trees
-from supermesh.trees.rootspec import resolve_roots
-from supermesh.trees.schedule import build_schedule
-from supermesh.trees.schedule_model import Schedule, ScheduleEntry
-from supermesh.trees.table_size import TableEncoding, table_bytes
+from supermesh._lazy import lazy_exports
 
-__all__ = [
-    "CountBound",
-    "RootsBound",
-    "Schedule",
-    "ScheduleEntry",
-    "TableEncoding",
-    "Tree",
-    "TreePacking",
-    "TreeSet",
-    "algorithm1",
-    "build_schedule",
-    "check_roots",
-    "construct_trees",
-    "edmonds_deficit",
-    "height_lower_bound",
-    "in_degree_upper_bound",
-    "max_trees_free",
-    "max_trees_from_root",
-    "pack_trees",
-    "resolve_roots",
-    "table_bytes",
-    "tto",
-]
+# public name -> module defining it (imported on first use: CP-SAT loads slowly)
+_EXPORTS: dict[str, str] = {
+    "CountBound": "supermesh.trees.bounds",
+    "RootsBound": "supermesh.trees.bounds",
+    "Schedule": "supermesh.trees.schedule_model",
+    "ScheduleEntry": "supermesh.trees.schedule_model",
+    "TableEncoding": "supermesh.trees.table_size",
+    "Tree": "supermesh.trees.model",
+    "TreePacking": "supermesh.trees.model",
+    "TreeSet": "supermesh.trees.model",
+    "algorithm1": "supermesh.trees.baselines",
+    "build_schedule": "supermesh.trees.schedule",
+    "check_roots": "supermesh.trees.bounds",
+    "construct_trees": "supermesh.trees.construct",
+    "edmonds_deficit": "supermesh.trees.bounds",
+    "height_lower_bound": "supermesh.trees.heights",
+    "in_degree_upper_bound": "supermesh.trees.bounds",
+    "max_trees_free": "supermesh.trees.bounds",
+    "max_trees_from_root": "supermesh.trees.bounds",
+    "pack_trees": "supermesh.trees.packing",
+    "resolve_roots": "supermesh.trees.rootspec",
+    "table_bytes": "supermesh.trees.table_size",
+    "tto": "supermesh.trees.baselines",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+
+__all__ = list(_EXPORTS)

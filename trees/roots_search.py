@@ -24,6 +24,7 @@ from supermesh.trees.construct import construct_trees, roots_certificate
 from supermesh.trees.heights import WorkingNetwork, working_network
 from supermesh.trees.model import TreePacking, TreeSet
 from supermesh.trees.packing import pack_trees
+from supermesh.trees.roots_order import pipeline_steps
 from supermesh.trees.roots_symmetry import grid_symmetries, map_packing, orbit_of, orbit_parents
 
 __all__ = [
@@ -380,7 +381,11 @@ def _fits(ev: SetPacker, A: Roots, B: Roots, budget: int) -> bool:
 
 
 def paper_stats(G: nx.MultiDiGraph, ev: SetPacker, k: int, direction: str) -> dict[str, Any] | None:
-    """The paper's rule on the same packer, and with the paper's own Algorithm 1 trees."""
+    """The paper's rule on the same packer, and with the paper's own Algorithm 1 trees.
+
+    Pipeline steps (:func:`~supermesh.trees.roots_order.pipeline_steps`, one chunk per tree) are
+    for the paper's sets in the paper's order.
+    """
     from supermesh.trees.baselines import algorithm1
     from supermesh.trees.roots_paper import paper_root_sets
 
@@ -393,18 +398,32 @@ def paper_stats(G: nx.MultiDiGraph, ev: SetPacker, k: int, direction: str) -> di
         key = tuple(sorted(s))
         ok = ev.certificate(key) is None
         heights.append(ev.solve(key, limit=ev.per_set) if ok else None)
-    alg1: list[int | None] = []
+    alg1: list[TreePacking | None] = []
     for s in sets:
         try:
-            alg1.append(algorithm1(G, s, direction=direction).objective)
+            alg1.append(algorithm1(G, s, direction=direction))
         except SolverError:
             alg1.append(None)
+    done = None not in heights
+    alg1_done = all(p is not None and p.sets for p in alg1)
     return {
         "sets": sets,
         "heights": heights,
-        "total": None if None in heights else sum(h for h in heights if h is not None),
+        "total": sum(h for h in heights if h is not None) if done else None,
         "max": max((h for h in heights if h is not None), default=None),
-        "algorithm1": alg1,
-        "algorithm1_total": None if None in alg1 else sum(h for h in alg1 if h is not None),
-        "algorithm1_stuck": sum(h is None for h in alg1),
+        "pipeline_steps": _steps_of([ev.packs[tuple(sorted(s))] for s in sets], direction)
+        if done
+        else None,
+        "algorithm1": [None if p is None else p.objective for p in alg1],
+        "algorithm1_total": sum(p.objective or 0 for p in alg1 if p is not None)
+        if alg1_done
+        else None,
+        "algorithm1_stuck": sum(p is None for p in alg1),
+        "algorithm1_pipeline_steps": _steps_of([p for p in alg1 if p is not None], direction)
+        if alg1_done
+        else None,
     }
+
+
+def _steps_of(packs: Sequence[TreePacking], direction: str) -> int:
+    return pipeline_steps([p.sets[0] for p in packs], chunks=1, direction=direction)

@@ -1,0 +1,45 @@
+"""Lazy public names: ``import supermesh`` stays fast (no CP-SAT, igraph or matplotlib loaded).
+
+A package lists its public API explicitly as ``name -> module``; the module is imported the first
+time the name is used (PEP 562 module ``__getattr__``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["lazy_exports"]
+
+
+def lazy_exports(
+    package: str, exports: Mapping[str, str], namespace: Mapping[str, Any] | None = None
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """Return the ``__getattr__`` and ``__dir__`` of a package with lazily imported names.
+
+    Parameters
+    ----------
+    package : str
+        The package's ``__name__`` (for error messages).
+    exports : mapping
+        Public name -> module that defines it.
+    namespace : mapping, optional
+        The package's ``globals()``, so that ``dir()`` also lists what it defines eagerly.
+
+    Examples
+    --------
+    >>> getattr_, dir_ = lazy_exports("demo", {"sqrt": "math"})
+    >>> getattr_("sqrt")(9.0), "sqrt" in dir_()
+    (3.0, True)
+    """
+
+    def __getattr__(name: str) -> Any:
+        if name not in exports:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(exports[name]), name)
+
+    def __dir__() -> list[str]:
+        return sorted({*exports, *(namespace or {})})
+
+    return __getattr__, __dir__
