@@ -8,12 +8,12 @@ moves one level down; the sets queue on each link in order, without a barrier be
 """
 
 from supermesh.draw import draw_pipeline, gallery_output, pipeline_timeline, save_figure
-from supermesh.sim.algorithms import ring_root_sets
 from supermesh.topologies import build
 from supermesh.trees.packing import pack_trees
+from supermesh.trees.roots_paper import paper_root_sets
 
 G = build("smalter:4x4")
-sets = [pack_trees(G, roots, time_limit=5, seed=0).sets[0] for roots in ring_root_sets(4, 4)]
+sets = [pack_trees(G, roots, time_limit=5, seed=0).sets[0] for roots in paper_root_sets(G)]
 timeline = pipeline_timeline(G, sets, "allgather", chunks=3)
 tree = timeline.roots.index(1)
 fig = draw_pipeline(

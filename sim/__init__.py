@@ -18,7 +18,7 @@ Examples
 2086.0
 """
 
-from supermesh.sim.algorithms import ALGORITHMS, ring_root_sets, run_algorithm, tree_sets_for
+from supermesh.sim.algorithms import ALGORITHMS, run_algorithm, tree_sets_for
 from supermesh.sim.baselines import BASELINES, baseline_program, multitree_trees, route
 from supermesh.sim.bounds import ThroughputBound, collective_bound, cut_bound, rank_connectivity
 from supermesh.sim.collectives import COLLECTIVES, check_collective, tree_program
@@ -55,7 +55,6 @@ __all__ = [
     "get_preset",
     "multitree_trees",
     "rank_connectivity",
-    "ring_root_sets",
     "route",
     "run_algorithm",
     "run_program",

@@ -5,14 +5,15 @@ name       schedule
 ========== ==================================================================================
 pipeline   height-optimal arc-disjoint trees (:func:`supermesh.trees.packing.pack_trees`):
            AllReduce on the 4 corners (on a mesh, where 4 are impossible, TTO's 3); ReduceScatter
-           and AllGather on every chiplet, roots taken one per side from the outside in
-           (:func:`ring_root_sets`) in sets of 4, or of 3 where 4 do not fit; Broadcast and
-           Reduce from the first corner with as many trees as its cut allows
+           and AllGather on every chiplet, in the root sets of
+           :func:`supermesh.trees.roots.root_sets` (partition and running order optimised);
+           Broadcast and Reduce from the first corner with as many trees as its cut allows
 tto        Three Tree AllReduce on the mesh (Laskar et al., HPCA 2024): 3 corner trees, the fourth
            corner relays only (:func:`supermesh.trees.baselines.tto`)
-paper      the SuperMesh paper's Algorithm 1 trees on the same roots as ``pipeline``
-           (:func:`supermesh.trees.baselines.algorithm1`); a root set on which the procedure
-           gets stuck is packed by ``pipeline`` instead, so both use the same sets
+paper      the SuperMesh paper's Algorithm 1 trees (:func:`supermesh.trees.baselines.algorithm1`)
+           on the paper's root sets (one root per side, outside in:
+           :func:`supermesh.trees.roots_paper.paper_root_sets`) in sets of 4, or fewer where 4
+           do not fit; a set on which the procedure gets stuck is packed optimally instead
 ring, bidir-ring, direct, multitree   see :mod:`supermesh.sim.baselines`
 ========== ==================================================================================
 
@@ -26,7 +27,13 @@ from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import InfeasibleError, SolverError, SpecError, SupermeshError
+from supermesh.errors import (
+    InfeasibleError,
+    SolverError,
+    SpecError,
+    SupermeshError,
+    TopologyError,
+)
 from supermesh.sim.baselines import BASELINES, baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
@@ -37,50 +44,10 @@ from supermesh.topologies.model import compute_nodes
 from supermesh.trees.baselines import tto
 from supermesh.trees.model import TreePacking, TreeSet
 
-__all__ = ["ALGORITHMS", "TREE_ALGORITHMS", "ring_root_sets", "run_algorithm", "tree_sets_for"]
+__all__ = ["ALGORITHMS", "TREE_ALGORITHMS", "run_algorithm", "tree_sets_for"]
 
 TREE_ALGORITHMS = ("pipeline", "tto", "paper")
 ALGORITHMS = TREE_ALGORITHMS + BASELINES
-
-
-def ring_root_sets(rows: int, cols: int) -> list[list[int]]:
-    """Every chiplet as a root, one per side of each ring of the grid, from the outside in.
-
-    Ring ``i`` is walked clockwise from its top-left corner; the ``j``-th chiplet of its north,
-    east, south and west walks form a set (the first set of the outer ring is the 4 corners). A
-    chiplet left in the middle of an odd grid is a set of its own.
-
-    Examples
-    --------
-    >>> ring_root_sets(4, 4)
-    [[0, 3, 15, 12], [1, 7, 14, 8], [2, 11, 13, 4], [5, 6, 10, 9]]
-    >>> ring_root_sets(3, 3)[-1]
-    [4]
-    """
-    sets: list[list[int]] = []
-    seen: set[int] = set()
-    i = 0
-    while 2 * i < min(rows, cols):
-        top = [(i, c) for c in range(i, cols - 1 - i)]
-        right = [(r, cols - 1 - i) for r in range(i, rows - 1 - i)]
-        bottom = [(rows - 1 - i, c) for c in range(cols - 1 - i, i, -1)]
-        left = [(r, i) for r in range(rows - 1 - i, i, -1)]
-        if rows - 2 * i == 1 or cols - 2 * i == 1:
-            # a single row, column or chiplet left in the middle: in order, 4 at a time
-            rest = [r * cols + c for r in range(i, rows - i) for c in range(i, cols - i)]
-            sets += [rest[j : j + 4] for j in range(0, len(rest), 4)]
-            break
-        for j in range(max(len(top), len(right), len(bottom), len(left))):
-            group = [
-                side[j][0] * cols + side[j][1]
-                for side in (top, right, bottom, left)
-                if j < len(side) and side[j][0] * cols + side[j][1] not in seen
-            ]
-            seen.update(group)
-            if group:
-                sets.append(group)
-        i += 1
-    return sets
 
 
 # ---------------------------------------------------------------------------- trees engine
@@ -112,12 +79,14 @@ def _roots(G: nx.MultiDiGraph, text: str | None) -> list[int]:
     return resolve_roots(G, text or "corners")
 
 
-def _root_sets(G: nx.MultiDiGraph) -> list[list[int]]:
-    rows, cols = G.graph.get("rows"), G.graph.get("cols")
-    ranks = compute_nodes(G)
-    if rows and cols and len(ranks) == rows * cols and ranks == list(range(rows * cols)):
-        return ring_root_sets(int(rows), int(cols))
-    return [ranks[i : i + 4] for i in range(0, len(ranks), 4)]
+def _paper_order(G: nx.MultiDiGraph) -> list[int]:
+    """Every rank once, in the paper's root order (one per side, outside in) on grids."""
+    from supermesh.trees.roots_paper import paper_root_sets
+
+    try:
+        return [r for group in paper_root_sets(G) for r in group]
+    except TopologyError:  # not a full grid: rank order
+        return compute_nodes(G)
 
 
 def tree_sets_for(
@@ -193,8 +162,18 @@ def tree_sets_for(
             if _usable(packing):
                 return list(packing.sets)
         raise SupermeshError(f"no {algorithm} trees from chiplet {root}")
+    if algorithm == "pipeline":
+        from supermesh.trees.roots import root_sets
+
+        packing = root_sets(G, time_limit=time_limit, set_time_limit=time_limit, compare=False)
+        if not _usable(packing):
+            raise InfeasibleError(
+                f"no root sets for {collective} on {G.graph.get('spec')}: {packing.status}",
+                certificate=packing.certificate or {},
+            )
+        return list(packing.sets)
     sets: list[TreeSet] = []
-    queue = [r for group in _root_sets(G) for r in group]
+    queue = _paper_order(G)
     while queue:
         for size in range(min(4, len(queue)), 0, -1):
             packing = build(queue[:size])

@@ -122,3 +122,19 @@ def test_max_height(capsys):
     code, out, _ = run(capsys, "smalter:6x6", "--roots", "sides", "--max-height", "8", "--json")
     assert code == 1
     assert json.loads(out)["certificate"]["solver"] == "cpsat"
+
+
+def test_draw_writes_a_picture_per_request_and_refuses_a_bad_extension(capsys, tmp_path):
+    png = tmp_path / "trees.png"
+    code, _, _ = run(capsys, "smalter:4x4", "--draw", str(png))
+    assert code == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    sets = tmp_path / "sets.svg"
+    code, _, _ = run(capsys, "smbi:4x4", "--root-sets", "--draw", str(sets))
+    assert code == 0
+    assert "<svg" in sets.read_text()
+    bad = tmp_path / "trees.gif"
+    code, _, err = run(capsys, "smbi:4x4", "--draw", str(bad))
+    assert code == 2
+    assert err.startswith("error:")
+    assert not bad.exists()

@@ -15,7 +15,6 @@ from supermesh.sim import (
     run_program,
     simulate_baseline,
 )
-from supermesh.sim.algorithms import ring_root_sets
 from supermesh.sim.baselines import grid_cycle, grid_cycle_but_corner
 from supermesh.topologies import build
 
@@ -36,22 +35,6 @@ def test_grid_cycles(rows, cols):
         assert cycle is not None
         assert sorted(cycle) == list(range(rows * cols))
     assert all(adjacent(cols, a, b) for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=False))
-
-
-@given(st.integers(2, 9), st.integers(2, 9))
-def test_root_sets_cover_every_chiplet_once(rows, cols):
-    sets = ring_root_sets(rows, cols)
-    flat = [r for s in sets for r in s]
-    assert sorted(flat) == list(range(rows * cols))
-    assert all(1 <= len(s) <= 4 for s in sets)
-
-
-def test_root_sets_match_the_reference_grouping():
-    assert ring_root_sets(4, 4) == [[0, 3, 15, 12], [1, 7, 14, 8], [2, 11, 13, 4], [5, 6, 10, 9]]
-    sets = ring_root_sets(5, 5)
-    assert sets[0] == [0, 4, 24, 20]
-    assert sets[-1] == [12]
-    assert len(sets) == 7
 
 
 def test_ring_allreduce_closed_form():

@@ -23,6 +23,10 @@ _EXPORTS: dict[str, str] = {
     "max_trees_from_root": "supermesh.trees.bounds",
     "pack_trees": "supermesh.trees.packing",
     "resolve_roots": "supermesh.trees.rootspec",
+    "root_sets": "supermesh.trees.roots",
+    "paper_root_sets": "supermesh.trees.roots_paper",
+    "root_set_size": "supermesh.trees.roots",
+    "partition_lower_bound": "supermesh.trees.roots",
     "table_bytes": "supermesh.trees.table_size",
     "tto": "supermesh.trees.baselines",
 }

@@ -12,14 +12,15 @@ so one pass gives the exact finishing step of this model (:func:`pipeline_steps`
 simulator's time is this count times the chunk time (1031.5 cycles with its BookSim preset) plus a
 constant: ``bench/bench_roots.py`` prints both.
 
-:func:`order_sets` searches the order: the better of the given order and tallest first, then
-moves of one set to another place while they shorten the pipeline.
+:func:`order_sets` searches the order: from each of the given order, tallest first and any orders
+the caller adds (best first, while time is left), it moves one set to another place while that
+shortens the pipeline, and keeps the best order reached.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from supermesh.errors import SpecError
 from supermesh.trees.heights import check_direction, tree_depths
@@ -107,6 +108,7 @@ def order_sets(
     chunks: int = 2,
     direction: str = "out",
     time_limit: float = 5.0,
+    starts: Sequence[Sequence[int]] = (),
 ) -> tuple[list[int], int]:
     """A running order of the sets with few pipeline steps (local search, first improvement).
 
@@ -118,6 +120,8 @@ def order_sets(
     direction : {"out", "in"}
     time_limit : float
         Seconds for the search.
+    starts : sequence of orders
+        More orders to start from (besides the given order and tallest first).
 
     Returns
     -------
@@ -145,8 +149,24 @@ def order_sets(
 
     given = list(range(len(sets)))
     tallest = sorted(given, key=lambda i: (-sets[i].height, i))
-    order = min((given, tallest), key=cost)
-    best = cost(order)
+    firsts = sorted(
+        {tuple(o): cost(list(o)) for o in [given, tallest, *starts]}.items(),
+        key=lambda item: (item[1], item[0]),
+    )
+    order, best = list(firsts[0][0]), firsts[0][1]
+    for start, steps in firsts:  # a descent from each start, best start first
+        if time.perf_counter() >= deadline:
+            break
+        local, low = _descend(list(start), steps, cost, deadline)
+        if low < best:
+            order, best = local, low
+    return order, best
+
+
+def _descend(
+    order: list[int], best: int, cost: Callable[[list[int]], int], deadline: float
+) -> tuple[list[int], int]:
+    """Move one set to another place while that shortens the pipeline (first improvement)."""
     improved = True
     while improved and time.perf_counter() < deadline:
         improved = False

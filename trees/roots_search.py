@@ -42,7 +42,25 @@ ORBIT_ROUNDS = 3  # heights an orbit set tries above its proven bound before the
 
 
 def clock_angles(G: nx.MultiDiGraph, nodes: Sequence[int]) -> dict[int, float]:
-    """Degrees clockwise from north around the centre of ``nodes`` (by their ``pos``)."""
+    """Degrees clockwise from north around the centre of ``nodes`` (by their ``pos``).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        Nodes with a ``pos`` (x, y) attribute, y up; without it every angle is 0.
+    nodes : sequence of int
+
+    Returns
+    -------
+    dict
+        Node -> angle in ``[0, 360)``.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> clock_angles(build("mesh:3x3"), [1, 5, 7, 3])  # north, east, south, west of the centre
+    {1: 0.0, 5: 90.0, 7: 180.0, 3: 270.0}
+    """
     pos = {v: G.nodes[v].get("pos") for v in nodes}
     if any(p is None for p in pos.values()):
         return dict.fromkeys(nodes, 0.0)
@@ -274,7 +292,22 @@ class SetPacker:
 
 
 def repair(ev: SetPacker, sets: list[Roots]) -> list[Roots] | None:
-    """Make every set feasible by swaps guided by Edmonds certificates; ``None`` if stuck."""
+    """Make every set feasible by swaps guided by Edmonds certificates.
+
+    A set whose roots fail Edmonds' condition has a certificate: a node set ``X`` that too few
+    arcs enter for the trees rooted outside it. Swapping one of its roots outside ``X`` with a
+    chiplet inside ``X`` (from another set that stays feasible) removes that shortage.
+
+    Parameters
+    ----------
+    ev : SetPacker
+    sets : list of tuple
+
+    Returns
+    -------
+    list of tuple or None
+        The repaired partition, or ``None`` when no such swap is left.
+    """
     sets = list(sets)
     for _ in range(4 * len(sets) + 4):
         bad = [i for i, s in enumerate(sets) if ev.certificate(s) is not None]
@@ -313,7 +346,23 @@ def total_height(ev: SetPacker, sets: list[Roots]) -> tuple[int, int] | None:
 
 
 def improve(ev: SetPacker, sets: list[Roots], target: int, tries: int) -> int:
-    """Local search by swaps (see the module docstring); returns the number of swaps made."""
+    """Local search by swaps (see :mod:`supermesh.trees.roots`), in place.
+
+    Parameters
+    ----------
+    ev : SetPacker
+    sets : list of tuple
+        The partition, every set packed; changed in place.
+    target : int
+        A proven lower bound on the total: stop there.
+    tries : int
+        Swaps evaluated per set above its eccentricity bound and round.
+
+    Returns
+    -------
+    int
+        The number of swaps made.
+    """
     swaps = 0
     while ev.left() > 0 and sum(ev.height(s) for s in sets) > target:
         hs = [ev.height(s) for s in sets]

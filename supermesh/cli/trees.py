@@ -165,8 +165,6 @@ def _print_root_sets(p: TreePacking) -> None:
     st = p.stats
     paper: dict[str, Any] = st.get("paper") or {}
     theirs = paper.get("sets") or []
-    # the paper's sets tallest first (same packer), beside ours: row j compares the j-th tallest
-    rank = sorted(range(len(theirs)), key=lambda j: -(paper["heights"][j] or 0))
     title = f"{p.topology}: {len(p.sets)} root sets of {st['k']} {p.direction}-trees ({p.method})"
     table = Table(title=title)
     for col in ("set", "roots", "heights", "max", "bound", "paper's roots", "max", "alg. 1"):
@@ -174,10 +172,9 @@ def _print_root_sets(p: TreePacking) -> None:
     for i, ts in enumerate(p.sets):
         row = [str(i), _joined(ts.roots), _joined(t.height for t in ts.trees), str(ts.height)]
         row.append(str(ts.lower_bound))
-        if i < len(theirs):
-            j = rank[i]
-            alg1 = paper["algorithm1"][j]
-            row += [_joined(theirs[j]), _joined([paper["heights"][j]])]
+        if i < len(theirs):  # each side in its own running order
+            alg1 = paper["algorithm1"][i]
+            row += [_joined(theirs[i]), _joined([paper["heights"][i]])]
             row.append("stuck" if alg1 is None else str(alg1))
         table.add_row(*row)
     out.print(table)
@@ -186,18 +183,22 @@ def _print_root_sets(p: TreePacking) -> None:
         f"partition {st['partition']}, heights {st['heights']}",
         markup=False,
     )
+    steps = f"pipeline (1 chunk per tree, sets in running order): {st['pipeline_steps']} steps"
     if paper:
         stuck = paper["algorithm1_stuck"]
         alg1 = (
-            f"total {paper['algorithm1_total']}"
+            f"total {paper['algorithm1_total']}, {paper['algorithm1_pipeline_steps']} steps"
             if not stuck
             else f"stuck on {stuck} of {len(theirs)} sets"
         )
+        taller = {True: "no", False: "yes", None: "-"}[paper.get("no_set_taller")]
         out.print(
-            f"paper's rule: total {paper['total']} with the same packer; "
-            f"with its Algorithm 1 trees: {alg1}",
+            f"paper's rule: total {paper['total']} with the same packer (a set of ours taller "
+            f"than the paper's of the same rank: {taller}); with its Algorithm 1 trees: {alg1}",
             markup=False,
         )
+        steps += f"; paper's rule in its order: {paper['pipeline_steps']} steps"
+    out.print(steps, markup=False)
     line = f"status {p.status}: max height {p.objective}, lower bound {p.lower_bound}"
     out.print(line + f"; {st.get('wall_time', 0):.2f} s", markup=False)
 
@@ -227,6 +228,11 @@ def _print_root_sets(p: TreePacking) -> None:
 @click.option("--max-height", type=int, default=None, help="cpsat: no tree taller than this.")
 @click.option("--json", "as_json", is_flag=True, help="Print the tree file as one JSON document.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the tree file here.")
+@click.option(
+    "--draw",
+    type=click.Path(dir_okay=False),
+    help="Draw the trees, one panel per tree (root sets: the sets with heights); png/svg/pdf.",
+)
 def trees(
     spec: str,
     roots_text: str | None,
@@ -238,6 +244,7 @@ def trees(
     max_height: int | None,
     as_json: bool,
     output: str | None,
+    draw: str | None,
 ) -> None:
     """Arc-disjoint spanning trees of SPEC with the smallest heights.
 
@@ -249,11 +256,20 @@ def trees(
 
     if method == "paper" and not root_sets_flag:
         raise SpecError("--method paper is the paper's root-set rule", hint="add --root-sets")
+    if draw:
+        from supermesh.draw.common import figure_format
+
+        figure_format(draw)  # a bad extension fails before any solving
     make = run_root_sets if root_sets_flag else run
     G, packing = make(spec, roots_text, k, direction, method, time_limit, max_height)
     doc = packing.to_json()
     if output and packing.status != "infeasible":
         write_text_atomic(output, json.dumps(doc, indent=1) + "\n")
+    if draw and packing.status != "infeasible":
+        from supermesh.draw import draw_root_sets, draw_trees, save_figure
+
+        picture = draw_root_sets(G, packing) if root_sets_flag else draw_trees(G, packing)
+        save_figure(picture, draw)
     if as_json:
         emit_json(doc)
     elif root_sets_flag:
