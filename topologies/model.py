@@ -51,6 +51,7 @@ __all__ = [
     "check_node",
     "compute_nodes",
     "grid_id",
+    "grid_positions",
     "new_topology",
     "nodes_of_kind",
 ]
@@ -206,6 +207,54 @@ def compute_nodes(G: nx.MultiDiGraph) -> list[int]:
 def arcs(G: nx.MultiDiGraph) -> list[Arc]:
     """All arcs as sorted ``(src, dst, key)`` triples (the order every table uses)."""
     return sorted((int(u), int(v), int(k)) for u, v, k in G.edges(keys=True))
+
+
+def grid_positions(
+    G: nx.MultiDiGraph, *, what: str = "this operation", hint: str | None = None
+) -> tuple[int, int, dict[tuple[int, int], int]]:
+    """``rows``, ``cols`` and ``(row, col) -> node id`` of a full grid of compute chiplets.
+
+    Memory or I/O chiplets attached around the grid are ignored.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    what : str
+        What needs the grid (for the error message).
+    hint : str, optional
+        What to do instead (for the error message).
+
+    Raises
+    ------
+    TopologyError
+        ``G`` is not a grid family (HexaMesh, interposer routers) or some grid position holds no
+        compute chiplet.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> rows, cols, where = grid_positions(build("smbi:2x3,memory=south"))
+    >>> rows, cols, where[1, 2]
+    (2, 3, 5)
+    """
+    rows, cols = G.graph.get("rows"), G.graph.get("cols")
+    where = {
+        (d.get("row"), d.get("col")): int(n)
+        for n, d in G.nodes(data=True)
+        if d.get("kind") == "compute"
+    }
+    if (
+        rows is None
+        or cols is None
+        or G.graph.get("family") == "hexamesh"
+        or any((r, c) not in where for r in range(rows) for c in range(cols))
+    ):
+        raise TopologyError(
+            f"{what} needs a full grid of compute chiplets; "
+            f"{G.graph.get('spec', 'this topology')} is not one",
+            hint=hint or "use a grid topology such as mesh:8x8 or smbi:8x8",
+        )
+    return int(rows), int(cols), where
 
 
 def check_node(G: nx.MultiDiGraph, node: Any, *, what: str = "node") -> int:

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 import networkx as nx
 
 from supermesh.errors import SolverError, TopologyError
-from supermesh.topologies.model import check_nodes
+from supermesh.topologies.model import check_nodes, grid_positions
 from supermesh.trees.construct import roots_certificate
 from supermesh.trees.greedy import prune_relays
 from supermesh.trees.heights import (
@@ -50,27 +50,6 @@ from supermesh.trees.model import TreePacking, TreeSet
 __all__ = ["algorithm1", "tto", "tto_roots"]
 
 Parents = dict[int, int]
-
-
-def _grid(G: nx.MultiDiGraph, what: str) -> tuple[int, int, dict[tuple[int, int], int]]:
-    rows, cols = G.graph.get("rows"), G.graph.get("cols")
-    where = {
-        (d.get("row"), d.get("col")): int(n)
-        for n, d in G.nodes(data=True)
-        if d.get("kind") == "compute"
-    }
-    if (
-        rows is None
-        or cols is None
-        or G.graph.get("family") == "hexamesh"
-        or any((r, c) not in where for r in range(rows) for c in range(cols))
-    ):
-        raise TopologyError(
-            f"{what} needs a full grid of compute chiplets; "
-            f"{G.graph.get('spec', 'this topology')} is not one",
-            hint="use a grid topology such as mesh:8x8 or smbi:8x8",
-        )
-    return rows, cols, where
 
 
 def _packing(
@@ -115,7 +94,7 @@ def tto_roots(G: nx.MultiDiGraph) -> tuple[list[int], int]:
     >>> tto_roots(build("mesh:4x4"))
     ([0, 15, 3], 12)
     """
-    rows, cols, where = _grid(G, "TTO")
+    rows, cols, where = grid_positions(G, what="TTO")
     return [where[0, 0], where[rows - 1, cols - 1], where[0, cols - 1]], where[rows - 1, 0]
 
 
@@ -148,7 +127,7 @@ def tto(G: nx.MultiDiGraph, *, direction: str = "out") -> TreePacking:
     ([0, 63, 7], [14, 14, 13], 'optimal')
     """
     check_direction(direction)
-    rows, cols, where = _grid(G, "TTO")
+    rows, cols, where = grid_positions(G, what="TTO")
     roots, out = tto_roots(G)
     net = working_network(G, direction)
     span = sorted(v for v in where.values() if v != out)
@@ -265,7 +244,7 @@ def algorithm1(G: nx.MultiDiGraph, roots: Sequence[int], *, direction: str = "ou
     (True, 4)
     """
     check_direction(direction)
-    rows, cols, where = _grid(G, "Algorithm 1")
+    rows, cols, where = grid_positions(G, what="Algorithm 1")
     roots = check_nodes(G, roots, what="root")
     pos = {v: rc for rc, v in where.items()}
     bad = [r for r in roots if r not in pos]

@@ -25,8 +25,8 @@ from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import SolverError
-from supermesh.topologies.model import check_nodes
+from supermesh.errors import SolverError, TopologyError
+from supermesh.topologies.model import check_nodes, grid_positions
 from supermesh.trees.bounds import check_roots
 from supermesh.trees.greedy import greedy_parents, prune_relays
 from supermesh.trees.heights import (
@@ -61,17 +61,10 @@ def roots_certificate(
 
 
 def _grid(G: nx.MultiDiGraph) -> dict[tuple[int, int], int] | None:
-    rows, cols = G.graph.get("rows"), G.graph.get("cols")
-    if rows is None or cols is None or G.graph.get("family") == "hexamesh":
+    try:
+        return grid_positions(G)[2]
+    except TopologyError:  # not a grid: the closed forms do not apply
         return None
-    where = {
-        (d.get("row"), d.get("col")): int(n)
-        for n, d in G.nodes(data=True)
-        if d.get("kind") == "compute"
-    }
-    if any((r, c) not in where for r in range(rows) for c in range(cols)):
-        return None
-    return where
 
 
 def _comb(

@@ -483,7 +483,8 @@ def _paper_start(G: nx.MultiDiGraph, ev: SetPacker, k: int) -> list[Roots] | Non
 
 def _ring_order(G: nx.MultiDiGraph, sets: list[Roots]) -> list[list[int]]:
     """The paper's running order for these sets (by their first chiplet on the ring walk)."""
-    from supermesh.trees.roots_paper import grid_positions, ring_walk
+    from supermesh.topologies.model import grid_positions
+    from supermesh.trees.roots_paper import ring_walk
 
     try:
         rows, cols, where = grid_positions(G)

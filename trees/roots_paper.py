@@ -24,44 +24,10 @@ from __future__ import annotations
 
 import networkx as nx
 
-from supermesh.errors import SpecError, TopologyError
+from supermesh.errors import SpecError
+from supermesh.topologies.model import grid_positions
 
 __all__ = ["grid_positions", "paper_root_sets", "ring_walk"]
-
-
-def grid_positions(G: nx.MultiDiGraph) -> tuple[int, int, dict[tuple[int, int], int]]:
-    """``rows``, ``cols`` and ``(row, col) -> node id`` of a full grid of compute chiplets.
-
-    Raises
-    ------
-    TopologyError
-        ``G`` is not a grid family or some grid position holds no compute chiplet.
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> rows, cols, where = grid_positions(build("smbi:2x3"))
-    >>> rows, cols, where[1, 2]
-    (2, 3, 5)
-    """
-    rows, cols = G.graph.get("rows"), G.graph.get("cols")
-    where = {
-        (d.get("row"), d.get("col")): int(n)
-        for n, d in G.nodes(data=True)
-        if d.get("kind") == "compute"
-    }
-    if (
-        rows is None
-        or cols is None
-        or G.graph.get("family") == "hexamesh"
-        or any((r, c) not in where for r in range(rows) for c in range(cols))
-    ):
-        raise TopologyError(
-            f"the paper's root rule needs a full grid of compute chiplets; "
-            f"{G.graph.get('spec', 'this topology')} is not one",
-            hint="use method 'optimise', which works on any topology",
-        )
-    return int(rows), int(cols), where
 
 
 def ring_walk(rows: int, cols: int) -> list[tuple[int, int]]:
@@ -134,7 +100,11 @@ def paper_root_sets(
     >>> paper_root_sets(build("smalter:5x5"))[:2]  # odd SMAlter: 3 roots, 3 different sides
     [[0, 4, 24], [20, 1, 9]]
     """
-    rows, cols, where = grid_positions(G)
+    rows, cols, where = grid_positions(
+        G,
+        what="the paper's root rule",
+        hint="use method 'optimise', which works on any topology",
+    )
     if k is None:
         from supermesh.trees.roots import root_set_size
 
