@@ -15,6 +15,13 @@ collectives, the chunks one tree edge carries. Transfer ``c`` of block ``b``:
 
 Groups are the root sets of a ReduceScatter/AllGather (all sets share the FIFOs, set by set, with no
 barrier) or the steps of a ring. Dependencies point to blocks of the same or an earlier group.
+
+Stages (optional, used only with finite buffers, see :func:`supermesh.sim.oracle.simulate_events`)
+    Each block may carry a ``stage`` tag (default 0): the step of the collective it belongs to when
+    several run inside one phase (an AllReduce's RS = 0 and AG = 1 behind a barrier block). A
+    delivered chunk keeps its receive-buffer slot until every dependent of the *same* stage has
+    started; a dependent of another stage (the barrier, a gather waiting on a reduced result) only
+    reads a value already absorbed at the receiver and holds no slot. The fast engine ignores it.
 """
 
 from __future__ import annotations
@@ -31,9 +38,32 @@ __all__ = ["DeadlockError", "Phase", "PhaseBuilder", "Program"]
 
 
 class DeadlockError(SupermeshError):
-    """The FIFO order and the dependencies wait on each other: the schedule never finishes."""
+    """The FIFO order and the dependencies wait on each other: the schedule never finishes.
+
+    Parameters
+    ----------
+    message : str
+    hint : str, optional
+    stuck : sequence of (phase, block, chunk), optional
+        The transfers that can never start (the heads of the blocked FIFOs), where known.
+
+    Examples
+    --------
+    >>> DeadlockError("stuck", stuck=[(0, 1, 2)]).stuck
+    ((0, 1, 2),)
+    """
 
     exit_code = 1
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        stuck: Sequence[tuple[int, int, int]] = (),
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.stuck = tuple(stuck)
 
 
 @dataclass
@@ -56,6 +86,9 @@ class Phase:
         Delay after the last delivery before the phase counts as done (aggregation at the roots).
     label : str
         ``"reduce"``, ``"forward"`` or ``"mixed"`` (informative).
+    stage : numpy.ndarray of int or None
+        Per block: the stage tag for buffer accounting (see the module docstring); ``None``
+        means every block is stage 0.
     """
 
     arc: np.ndarray
@@ -68,6 +101,7 @@ class Phase:
     start: float | None = None
     final_delay: float = 0.0
     label: str = "forward"
+    stage: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -130,6 +164,7 @@ class PhaseBuilder:
         self._delay: list[float] = []
         self._payload: list[int] = []
         self._deps: list[tuple[int, ...]] = []
+        self._stage: list[int] = []
 
     def add(
         self,
@@ -141,8 +176,12 @@ class PhaseBuilder:
         group: int = 0,
         deps: Sequence[int] = (),
         delay: float = 0.0,
+        stage: int = 0,
     ) -> int:
-        """Append a block and return its id (its position in the phase)."""
+        """Append a block and return its id (its position in the phase).
+
+        ``stage`` tags the block for buffer accounting (see the module docstring).
+        """
         idx = self.arc_index.setdefault(arc, len(self.arc_index))
         self._arc.append(idx)
         self._count.append(int(count))
@@ -151,6 +190,7 @@ class PhaseBuilder:
         self._delay.append(float(delay))
         self._payload.append(int(payload))
         self._deps.append(tuple(int(d) for d in deps))
+        self._stage.append(int(stage))
         return len(self._deps) - 1
 
     def set_deps(self, block: int, deps: Sequence[int]) -> None:
@@ -166,6 +206,7 @@ class PhaseBuilder:
         new_id = np.empty(len(order), dtype=np.int64)
         new_id[order] = np.arange(len(order))
         deps = [tuple(int(new_id[d]) for d in self._deps[i]) for i in order]
+        stage = np.asarray(self._stage, dtype=np.int64)[order] if any(self._stage) else None
         return Phase(
             arc=np.asarray(self._arc, dtype=np.int64)[order],
             count=np.asarray(self._count, dtype=np.int64)[order],
@@ -177,4 +218,5 @@ class PhaseBuilder:
             start=start,
             final_delay=final_delay,
             label=label,
+            stage=stage,
         )

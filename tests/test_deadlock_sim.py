@@ -1,12 +1,13 @@
 """Deadlock verdicts against execution: the simulator's event loop, and a token game for buffers.
 
-The simulator (:mod:`supermesh.sim.oracle`) runs per-link FIFOs with head-of-line blocking and
-data dependencies, with unbounded receive buffers and single-hop transfers. A schedule table is
-translated into a simulator program here, from the table's documented semantics (one block per
-(entry, chunk), blocks in the documented FIFO order, a zero-time block on a private arc for the
-AllReduce barrier), without the deadlock module's code. With unbounded buffers the verdict of
-:func:`check_deadlock` must match whether the simulation finishes. Finite buffers are beyond the
-simulator, so they are checked against a token game written here from the same rules.
+The simulator (:mod:`supermesh.sim.oracle`) runs per-link FIFOs with head-of-line blocking, data
+dependencies and (``buffers=b``) ``b`` receive slots per link, single-hop transfers. A schedule
+table is translated into a simulator program here, from the table's documented semantics (one
+block per (entry, chunk), blocks in the documented FIFO order, the entry's phase as the block's
+stage, a zero-time block on a private arc for the AllReduce barrier), without the deadlock
+module's code. The verdict of :func:`check_deadlock` must match whether the simulation finishes,
+with unbounded buffers and with 1 or 2 slots; the finite-buffer verdicts are also checked against
+a token game written here from the same rules (a third, independent opinion).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from supermesh.verify import Transfer, TreeSchedule, check_deadlock, fifo_model
 
 PHASE_RANK = {"rs": 0, "ag": 1, "bcast": 2, "reduce": 3}
 BARRIER_ARC = (-1, -1, 0)  # a private arc for the barrier block
+BARRIER_STAGE = -1  # the barrier only waits: it holds no buffer slot and frees none early
 
 
 def _pairs(s):
@@ -54,11 +56,13 @@ def table_program(s) -> Program:
     pb = PhaseBuilder({})
     block = {}
     for e, x in _pairs(s):
-        block[(e.id, x)] = pb.add(e.arc, count=1, duration=1.0, payload=1)
+        block[(e.id, x)] = pb.add(
+            e.arc, count=1, duration=1.0, payload=1, stage=PHASE_RANK[e.phase]
+        )
     gate = None
     if s.barrier:
         rs = [b for (i, _), b in block.items() if s.entries[i].phase == "rs"]
-        gate = pb.add(BARRIER_ARC, count=1, duration=0.0, payload=0, deps=rs)
+        gate = pb.add(BARRIER_ARC, count=1, duration=0.0, payload=0, deps=rs, stage=BARRIER_STAGE)
     for (i, x), b in block.items():
         e = s.entries[i]
         deps = [block[(d, x)] for d in e.deps]
@@ -68,31 +72,52 @@ def table_program(s) -> Program:
 
 def model_program(model) -> Program:
     """A single-hop FIFO model (explicit orders allowed) as one simulator phase."""
+    assert all(len(h) == 1 for h in model.hops.values()), "the simulator sends single hops"
     pb = PhaseBuilder({})
     block = {}
     for link, queue in model.fifos.items():
         for x in queue:
-            block[x] = pb.add(link, count=1, duration=1.0, payload=1)
+            block[x] = pb.add(link, count=1, duration=1.0, payload=1, stage=PHASE_RANK[x.phase])
     gate = None
     if model.barrier is not None:
         before = [b for x, b in block.items() if x.phase == model.barrier[0]]
-        gate = pb.add(BARRIER_ARC, count=1, duration=0.0, payload=0, deps=before)
+        gate = pb.add(
+            BARRIER_ARC, count=1, duration=0.0, payload=0, deps=before, stage=BARRIER_STAGE
+        )
     for x, b in block.items():
         extra = [gate] if gate is not None and x.phase == model.barrier[1] else []
         pb.set_deps(b, [block[d] for d in model.deps[x]] + extra)
     return Program(list(pb.arc_index), [pb.build(start=0.0)])
 
 
-def finishes(program) -> bool:
-    """Whether the event simulation delivers every transfer (the fast engine must agree)."""
+def finishes(program, buffers=None) -> bool:
+    """Whether the event simulation delivers every transfer with ``buffers`` slots per link.
+
+    Unbounded: the fast engine must agree. Finite: a finished run is never faster than the
+    unbounded one, and a stuck one names transfers that really never started.
+    """
+    stuck: DeadlockError | None = None
     try:
-        timing = simulate_events(program)
-    except DeadlockError:
-        with pytest.raises(DeadlockError):
-            run_program(program)
+        timing = simulate_events(program, buffers=buffers)
+    except DeadlockError as err:
+        stuck = err
+    if stuck is not None:
+        if buffers is None:
+            with pytest.raises(DeadlockError):
+                run_program(program)
+        assert stuck.stuck
+        assert "never start" in str(stuck)
         return False
     assert math.isfinite(timing.end)
-    assert run_program(program).end == pytest.approx(timing.end)
+    if buffers is None:
+        assert run_program(program).end == pytest.approx(timing.end)
+    else:
+        assert all(math.isfinite(t) for b in timing.start[0] for t in b)
+        try:
+            free = simulate_events(program).end
+        except DeadlockError:
+            pytest.fail("finite buffers finished where unbounded ones deadlock")
+        assert timing.end >= free
     return True
 
 
@@ -153,6 +178,7 @@ def test_reference_allreduce_finishes_in_the_simulator():
     for buffers in (1, None):
         assert check_deadlock(G, s, buffers=buffers).deadlock_free
     assert finishes(table_program(s))
+    assert finishes(table_program(s), buffers=1)
     assert token_game(s, 1)
     # the simulator's own schedule of the same trees finishes too (BRIEF: 4 MiB in 187,865 cycles)
     r = simulate(G, p, "allreduce", 4 * 2**20, bound=False)
@@ -174,6 +200,7 @@ def test_reduce_waiting_for_gather_deadlocks():
     assert {x.phase for _, x in report.cycle if x is not None} == {"rs", "ag"}
     assert not finishes(table_program(bad))
     assert not token_game(bad, None)
+    assert not finishes(table_program(bad), buffers=1)
 
 
 def test_dependency_on_an_entry_behind_it_stalls_the_link():
@@ -206,6 +233,33 @@ def test_constructed_fifo_cycle_deadlocks_in_the_simulator():
     bad = dataclasses.replace(good, fifo=order)
     assert not check_deadlock(G, bad).deadlock_free
     assert not finishes(model_program(fifo_model(G, bad)))
+    # with one slot per link: the good order still finishes, the opposite orders still stick
+    for b in (1, 2):
+        assert check_deadlock(G, good, buffers=b).deadlock_free
+        assert finishes(model_program(fifo_model(G, good)), buffers=b)
+        assert not check_deadlock(G, bad, buffers=b).deadlock_free
+        with pytest.raises(DeadlockError, match=r"0->1#0") as err:
+            simulate_events(model_program(fifo_model(G, bad)), buffers=b)
+        assert err.value.stuck
+
+
+def test_reversed_chunks_on_a_link_deadlock_only_with_one_slot():
+    # a chain 0 -> 1 -> 3 carrying 2 chunks, link 1->3 serving chunk 1 first: with one slot at
+    # node 1, chunk 1 cannot enter until chunk 0 has left, which waits behind chunk 1
+    G = build("mesh:2x2")
+    t = Tree(0, ((0, 1, 0), (1, 3, 0)), 2)
+    p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    order = {(1, 3, 0): [Transfer("ag", 0, 0, c, (1, 3, 0)) for c in (1, 0)]}
+    bad = TreeSchedule("broadcast", out_trees=p, chunks=2, fifo=order)
+    program = model_program(fifo_model(G, bad))
+    assert not check_deadlock(G, bad, buffers=1).deadlock_free
+    assert not finishes(program, buffers=1)
+    with pytest.raises(DeadlockError, match=r"buffer slot") as err:
+        simulate_events(program, buffers=1)
+    assert len(err.value.stuck) == 2  # both FIFO heads: chunk 1 on 0->1 and chunk 1 on 1->3
+    for b in (2, None):
+        assert check_deadlock(G, bad, buffers=b).deadlock_free
+        assert finishes(program, buffers=b)
 
 
 def test_gather_ahead_of_reduce_deadlocks_in_the_simulator():
@@ -220,6 +274,11 @@ def test_gather_ahead_of_reduce_deadlocks_in_the_simulator():
     assert finishes(model_program(fifo_model(G, good)))
     assert not check_deadlock(G, bad).deadlock_free
     assert not finishes(model_program(fifo_model(G, bad)))
+    for b in (1, 2):
+        assert check_deadlock(G, good, buffers=b).deadlock_free
+        assert finishes(model_program(fifo_model(G, good)), buffers=b)
+        assert not check_deadlock(G, bad, buffers=b).deadlock_free
+        assert not finishes(model_program(fifo_model(G, bad)), buffers=b)
 
 
 # ---- properties ----------------------------------------------------------------------------
@@ -250,11 +309,20 @@ def test_verdict_matches_the_simulator(gs):
 
 
 @given(perturbed(), st.sampled_from([1, 2]))
-def test_verdict_with_finite_buffers_matches_the_token_game(gs, buffers):
+def test_verdict_with_finite_buffers_matches_the_simulator(gs, buffers):
+    # deadlock-free with b slots <=> the simulation with b slots finishes (<=> the token game)
     G, s = gs
-    assert check_deadlock(G, s, buffers=buffers, max_fix_tries=0).deadlock_free == token_game(
-        s, buffers
-    )
+    free = check_deadlock(G, s, buffers=buffers, max_fix_tries=0).deadlock_free
+    assert free == finishes(table_program(s), buffers=buffers)
+    assert free == token_game(s, buffers)
+
+
+@given(schedules(), st.sampled_from([1, 2]))
+def test_built_schedules_finish_with_finite_buffers(gps, buffers):
+    # every schedule the builder makes is declared deadlock-free and finishes in the simulator
+    G, _, s = gps
+    assert check_deadlock(G, s, buffers=buffers, max_fix_tries=0).deadlock_free
+    assert finishes(table_program(s), buffers=buffers)
 
 
 SHARED = ["allgather", "reducescatter", "allreduce"]  # many trees share each link's FIFO
@@ -283,3 +351,6 @@ def test_random_fifo_orders_match_the_simulator(gps, data):
     shuffled = dataclasses.replace(model, fifos=fifos)
     free = check_deadlock(G, shuffled, max_fix_tries=0).deadlock_free
     assert free == finishes(model_program(shuffled))
+    b = data.draw(st.sampled_from([1, 2]))
+    free_b = check_deadlock(G, shuffled, buffers=b, max_fix_tries=0).deadlock_free
+    assert free_b == finishes(model_program(shuffled), buffers=b)
