@@ -12,46 +12,13 @@ Run: ``python3 bench/bench_schedule.py``
 from __future__ import annotations
 
 import time
-from collections import Counter
 
-from supermesh.cli.schedule import root_sets
 from supermesh.topologies import build
-from supermesh.trees.heights import working_network
-from supermesh.trees.model import Tree, TreePacking, TreeSet
+from supermesh.trees.collective_trees import collective_trees
 from supermesh.trees.schedule import build_schedule
 from supermesh.trees.table_size import TableEncoding, table_bytes
 
 PAPER_BYTES = 3.2 * 1024
-
-
-def packing(G, sets: list[list[int]], direction: str) -> TreePacking:
-    """Trees for each root set: pack_trees when available, else the checked greedy growth."""
-    try:
-        from supermesh.trees.packing import pack_trees
-    except ImportError:
-        pack_trees = None
-    if pack_trees is not None:
-        packs = [pack_trees(G, roots, direction=direction) for roots in sets]
-        return TreePacking(G.graph["spec"], direction, "feasible",
-                           sets=tuple(s for p in packs for s in p.sets))  # fmt: skip
-    from supermesh.trees.greedy import greedy_parents
-
-    net = working_network(G, direction)
-    out = []
-    for roots in sets:
-        parents = greedy_parents(net, roots, net.nodes, checked=True)
-        if parents is None:
-            raise SystemExit(f"no trees for roots {roots} on {G.graph['spec']}")
-        used: Counter = Counter()
-        trees = []
-        for r, par in zip(roots, parents, strict=True):
-            arcs = []
-            for child, parent in sorted(par.items()):
-                arcs.append(net.topology_arc(parent, child, used[(parent, child)]))
-                used[(parent, child)] += 1
-            trees.append(Tree(r, tuple(arcs), -1))
-        out.append(TreeSet(tuple(trees)))
-    return TreePacking(G.graph["spec"], direction, "feasible", sets=tuple(out), method="greedy")
 
 
 def main() -> None:
@@ -66,12 +33,9 @@ def main() -> None:
     combined: dict[str, list[int]] = {}
     for spec, coll in cases:
         G = build(spec)
-        mesh_pair = f"0,{G.number_of_nodes() - 1}"  # a mesh fits 2 trees, not 4 (BRIEF 3)
-        roots = mesh_pair if spec.startswith("mesh") and coll == "allreduce" else None
-        sets = root_sets(G, coll, roots)
-        direction = "in" if coll == "reducescatter" else "out"
         t0 = time.perf_counter()
-        s = build_schedule(G, coll, packing(G, sets, direction), nbytes=2**20)
+        # the trees `supermesh schedule` uses (mesh AllReduce: TTO, one corner only relays)
+        s = build_schedule(G, coll, collective_trees(G, coll, fast=True), nbytes=2**20)
         enc = TableEncoding.for_schedule(s)
         size = table_bytes(s, enc)
         rows = [len(ids) for ids in s.tables.values()]

@@ -7,7 +7,8 @@ pipeline   height-optimal arc-disjoint trees (:func:`supermesh.trees.packing.pac
            AllReduce on the 4 corners (on a mesh, where 4 are impossible, TTO's 3); ReduceScatter
            and AllGather on every chiplet, in the root sets of
            :func:`supermesh.trees.roots.root_sets` (partition and running order optimised);
-           Broadcast and Reduce from the first corner with as many trees as its cut allows
+           Broadcast and Reduce from the first corner with as many trees as Edmonds' theorem
+           allows (:func:`supermesh.trees.bounds.max_trees_from_root`)
 tto        Three Tree AllReduce on the mesh (Laskar et al., HPCA 2024): 3 corner trees, the fourth
            corner relays only (:func:`supermesh.trees.baselines.tto`)
 paper      the SuperMesh paper's Algorithm 1 trees (:func:`supermesh.trees.baselines.algorithm1`)
@@ -17,7 +18,8 @@ paper      the SuperMesh paper's Algorithm 1 trees (:func:`supermesh.trees.basel
 ring, bidir-ring, direct, multitree   see :mod:`supermesh.sim.baselines`
 ========== ==================================================================================
 
-Trees are built once per topology and phase direction and reused across sizes (pass a ``cache``).
+The rules live in the trees engine (:func:`supermesh.trees.collective_trees.collective_trees`);
+trees are built once per topology and collective kind and reused across sizes (pass a ``cache``).
 """
 
 from __future__ import annotations
@@ -27,21 +29,13 @@ from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import (
-    InfeasibleError,
-    SolverError,
-    SpecError,
-    SupermeshError,
-    TopologyError,
-)
+from supermesh.errors import SpecError
 from supermesh.sim.baselines import BASELINES, baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
 from supermesh.sim.presets import SimParams
 from supermesh.sim.result import SimResult
 from supermesh.sim.run import evaluate
-from supermesh.topologies.model import compute_nodes
-from supermesh.trees.baselines import tto
 from supermesh.trees.model import TreePacking, TreeSet
 
 __all__ = ["ALGORITHMS", "TREE_ALGORITHMS", "run_algorithm", "tree_sets_for"]
@@ -51,44 +45,6 @@ ALGORITHMS = TREE_ALGORITHMS + BASELINES
 
 
 # ---------------------------------------------------------------------------- trees engine
-def _pack(G: nx.MultiDiGraph, roots: list[int], time_limit: float) -> TreePacking:
-    """One set of height-optimal trees (the trees engine's packing)."""
-    from supermesh.trees.packing import pack_trees
-
-    return pack_trees(G, roots, direction="out", time_limit=time_limit)
-
-
-def _algorithm1(G: nx.MultiDiGraph, roots: list[int]) -> TreePacking:
-    from supermesh.trees.baselines import algorithm1
-
-    try:
-        return algorithm1(G, roots)
-    except SolverError as exc:  # the procedure got stuck: no trees on these roots
-        return TreePacking(
-            str(G.graph.get("spec", "")), "out", "infeasible", stats={"why": str(exc)}
-        )
-
-
-def _usable(p: TreePacking) -> bool:
-    return p.status in ("optimal", "feasible") and bool(p.sets)
-
-
-def _roots(G: nx.MultiDiGraph, text: str | None) -> list[int]:
-    from supermesh.trees.rootspec import resolve_roots
-
-    return resolve_roots(G, text or "corners")
-
-
-def _paper_order(G: nx.MultiDiGraph) -> list[int]:
-    """Every rank once, in the paper's root order (one per side, outside in) on grids."""
-    from supermesh.trees.roots_paper import paper_root_sets
-
-    try:
-        return [r for group in paper_root_sets(G) for r in group]
-    except TopologyError:  # not a full grid: rank order
-        return compute_nodes(G)
-
-
 def tree_sets_for(
     G: nx.MultiDiGraph,
     algorithm: str,
@@ -96,8 +52,12 @@ def tree_sets_for(
     *,
     roots: str | None = None,
     time_limit: float = 60.0,
+    fast: bool = False,
 ) -> list[TreeSet]:
     """The tree sets a named tree algorithm uses for a collective (out-trees).
+
+    A thin wrapper of :func:`supermesh.trees.collective_trees.collective_trees` (where the rules
+    are), asking for out-trees: the simulator reverses them for the reduce phases.
 
     Parameters
     ----------
@@ -110,6 +70,9 @@ def tree_sets_for(
         ``0,3,12``); default ``corners`` (the first corner for Broadcast and Reduce).
     time_limit : float
         CP-SAT seconds per set.
+    fast : bool
+        ReduceScatter / AllGather root sets in the fast mode of
+        :func:`supermesh.trees.roots.root_sets` (sweeps).
 
     Returns
     -------
@@ -118,72 +81,30 @@ def tree_sets_for(
     Raises
     ------
     SpecError
-        Unknown algorithm, or TTO asked for something but an AllReduce.
+        Unknown algorithm, TTO asked for something but an AllReduce, or roots for ReduceScatter
+        or AllGather.
     SupermeshError
         The trees engine could not build the trees.
     """
+    from supermesh.trees.collective_trees import collective_trees
+
     collective = check_collective(collective)
-    if algorithm == "tto":
-        if collective != "allreduce":
-            raise SpecError("TTO is an AllReduce algorithm", hint="use --algorithm pipeline")
-        return list(tto(G).sets)
-    if algorithm not in ("pipeline", "paper"):
+    if algorithm not in TREE_ALGORITHMS:
         raise SpecError(f"{algorithm!r} is not a tree algorithm", hint=f"use {TREE_ALGORITHMS}")
-
-    def build(group: list[int]) -> TreePacking:
-        if algorithm == "pipeline":
-            return _pack(G, group, time_limit)
-        packing = _algorithm1(G, group)
-        if _usable(packing) or collective == "allreduce":
-            return packing
-        # Algorithm 1 got stuck on this root set: keep the paper's grouping, pack it optimally
-        return _pack(G, group, time_limit)
-
-    if collective == "allreduce":
-        packing = build(_roots(G, roots))
-        if not _usable(packing):
-            if algorithm == "pipeline" and roots is None:
-                return list(tto(G).sets)  # a mesh: 4 corner trees cannot exist
-            raise InfeasibleError(
-                f"no {algorithm} trees on the roots {roots or 'corners'}: {packing.status}",
-                certificate=packing.certificate or {},
-                hint="pick fewer roots, or roots with more links (see `supermesh bound`)",
-            )
-        return list(packing.sets)
     if roots is not None and collective in ("reducescatter", "allgather"):
         raise SpecError(
             f"{collective} roots every chiplet; --roots is for allreduce, broadcast and reduce"
         )
-    if collective in ("broadcast", "reduce"):
-        root = _roots(G, roots)[0]
-        k = round(collective_bound(G, "broadcast", roots=[root]).value)
-        for count in range(max(k, 1), 0, -1):
-            packing = build([root] * count)
-            if _usable(packing):
-                return list(packing.sets)
-        raise SupermeshError(f"no {algorithm} trees from chiplet {root}")
-    if algorithm == "pipeline":
-        from supermesh.trees.roots import root_sets
-
-        packing = root_sets(G, time_limit=time_limit, set_time_limit=time_limit, compare=False)
-        if not _usable(packing):
-            raise InfeasibleError(
-                f"no root sets for {collective} on {G.graph.get('spec')}: {packing.status}",
-                certificate=packing.certificate or {},
-            )
-        return list(packing.sets)
-    sets: list[TreeSet] = []
-    queue = _paper_order(G)
-    while queue:
-        for size in range(min(4, len(queue)), 0, -1):
-            packing = build(queue[:size])
-            if _usable(packing):
-                sets += list(packing.sets)
-                queue = queue[size:]
-                break
-        else:
-            raise SupermeshError(f"no tree rooted at chiplet {queue[0]}: {packing.status}")
-    return sets
+    packing = collective_trees(
+        G,
+        collective,
+        algorithm=algorithm,
+        roots=roots,
+        time_limit=time_limit,
+        direction="out",
+        fast=fast,
+    )
+    return list(packing.sets)
 
 
 def run_algorithm(

@@ -1,18 +1,30 @@
-"""Grids of simulations (topologies x sizes x algorithms x collectives) as flat rows."""
+"""Grids of simulations (topologies x sizes x algorithms x collectives) as flat rows.
+
+Trees are built once per (topology, algorithm, collective kind) and reused for every size: the
+cache keys are those of :func:`~supermesh.sim.algorithms.run_algorithm` (AllReduce, Broadcast and
+Reduce each have their own trees; ReduceScatter and AllGather share their root sets).
+:func:`build_trees` builds what a list of cases needs, one task per topology; with ``workers``
+above 1 the topologies run in parallel in local processes (:mod:`supermesh.parallel`), and so do
+the simulations in :func:`run_sweep`. The rows do not depend on the number of workers.
+``fast_trees`` builds ReduceScatter / AllGather root sets in the fast mode of
+:func:`~supermesh.trees.roots.root_sets` (a shorter running-order search; same partition,
+heights and proofs).
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from supermesh.errors import SupermeshError
-from supermesh.sim.algorithms import run_algorithm
+from supermesh.sim.algorithms import TREE_ALGORITHMS, run_algorithm, tree_sets_for
 from supermesh.sim.collectives import check_collective
 from supermesh.sim.presets import SimParams
 from supermesh.topologies import build, compute_nodes
 
-__all__ = ["ROW_FIELDS", "SweepCase", "run_sweep", "sweep_cases"]
+__all__ = ["ROW_FIELDS", "SweepCase", "build_trees", "run_sweep", "sweep_cases", "tree_key"]
 
 ROW_FIELDS = (
     "topology",
@@ -70,45 +82,152 @@ def sweep_cases(
     return cases
 
 
-def run_sweep(
-    cases: Iterable[SweepCase],
-    params: SimParams,
+def tree_key(case: SweepCase) -> tuple[Any, ...] | None:
+    """The cache key of the trees a case needs (``None`` for a baseline without trees).
+
+    The same key :func:`~supermesh.sim.algorithms.run_algorithm` looks up.
+
+    Examples
+    --------
+    >>> tree_key(SweepCase("smbi:4x4", "allgather", "pipeline", 1))
+    ('trees', 'smbi:4x4', 'pipeline', 'sets', None)
+    >>> tree_key(SweepCase("mesh:4x4", "allgather", "multitree", 1)) is None
+    True
+    """
+    if case.algorithm not in TREE_ALGORITHMS:
+        return None
+    kind = case.collective if case.collective in ("allreduce", "broadcast", "reduce") else "sets"
+    return ("trees", case.spec, case.algorithm, kind, None)
+
+
+def _by_topology(cases: Sequence[SweepCase]) -> dict[str, list[int]]:
+    """Case indices per topology, topologies in order of first appearance."""
+    groups: dict[str, list[int]] = {}
+    for i, case in enumerate(cases):
+        groups.setdefault(case.spec, []).append(i)
+    return groups
+
+
+@dataclass(frozen=True)
+class _TreeJob:
+    spec: str
+    cases: tuple[SweepCase, ...]
+    time_limit: float
+    fast: bool
+
+
+def _tree_job(job: _TreeJob) -> tuple[dict[Any, Any], float, dict[Any, str]]:
+    """Build one topology's trees: (cache entries, seconds, errors by key)."""
+    start = time.perf_counter()
+    built: dict[Any, Any] = {}
+    errors: dict[Any, str] = {}
+    G = None
+    for case in job.cases:
+        key = tree_key(case)
+        if key is None or key in built or key in errors:
+            continue
+        try:
+            G = build(job.spec) if G is None else G
+            built[key] = tree_sets_for(
+                G, case.algorithm, case.collective, time_limit=job.time_limit, fast=job.fast
+            )
+        except SupermeshError as exc:  # run_sweep reports it on the case's row
+            errors[key] = str(exc)
+    return built, time.perf_counter() - start, errors
+
+
+def _tree_work(job: _TreeJob) -> tuple[bool, int]:
+    """A guess of a job's work: root sets (one tree per chiplet) first, then by size."""
+    sets = any((tree_key(c) or ("",) * 4)[3] == "sets" for c in job.cases)
+    return sets, len(compute_nodes(build(job.spec)))
+
+
+def _executor(workers: int) -> Any:
+    from supermesh.parallel import open_executor
+
+    return open_executor(workers=workers)
+
+
+def build_trees(
+    cases: Sequence[SweepCase],
     *,
     time_limit: float = 60.0,
     cache: MutableMapping[Any, Any] | None = None,
-    on_row: Callable[[dict[str, Any]], None] | None = None,
-) -> list[dict[str, Any]]:
-    """Simulate every case; a case that fails gets its error message instead of numbers.
+    workers: int = 1,
+    fast: bool = False,
+) -> dict[str, float]:
+    """Build every tree the cases need into ``cache``, once per topology and collective kind.
 
     Parameters
     ----------
-    cases : iterable of SweepCase
-    params : SimParams
+    cases : sequence of SweepCase
     time_limit : float
         CP-SAT seconds per tree set.
     cache : dict, optional
-        Trees and bounds shared across cases (one is made if not given).
-    on_row : callable, optional
-        Called with each row as it is produced (progress reporting).
+        Filled with the trees under :func:`tree_key`; keys already there are not rebuilt.
+    workers : int
+        Local processes; topologies are independent tasks (``1``: in this process).
+    fast : bool
+        ReduceScatter / AllGather root sets in the fast mode of
+        :func:`~supermesh.trees.roots.root_sets`.
 
     Returns
     -------
-    list of dict
-        One row per case with the keys of :data:`ROW_FIELDS`.
+    dict
+        Topology -> seconds its trees took (in its worker). A topology whose trees fail is left
+        out of the cache; :func:`run_sweep` then reports the error on its rows.
+
+    Examples
+    --------
+    >>> cache = {}
+    >>> secs = build_trees([SweepCase("smbi:4x4", "allreduce", "pipeline", 1)], cache=cache)
+    >>> trees = cache[("trees", "smbi:4x4", "pipeline", "allreduce", None)]
+    >>> list(secs), [len(s.trees) for s in trees]
+    (['smbi:4x4'], [4])
     """
+    from supermesh.parallel import map_tasks
+
     cache = {} if cache is None else cache
+    jobs = []
+    for spec, idx in _by_topology(list(cases)).items():
+        need = tuple(c for c in (cases[i] for i in idx) if (k := tree_key(c)) and k not in cache)
+        if need:
+            jobs.append(_TreeJob(spec, need, time_limit, fast))
+    jobs.sort(key=_tree_work, reverse=True)  # longest first: the workers finish together
+    with _executor(min(workers, max(len(jobs), 1))) as ex:
+        results = map_tasks(_tree_job, jobs, executor=ex, progress=False, description="trees")
+    seconds = {}
+    for job, (built, secs, _errors) in zip(jobs, results, strict=True):
+        cache.update(built)
+        seconds[job.spec] = secs
+    return seconds
+
+
+def _row(case: SweepCase, params: SimParams) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(ROW_FIELDS)
+    row.update(
+        topology=case.spec,
+        collective=case.collective,
+        algorithm=case.algorithm,
+        bytes=case.nbytes,
+        unit="seconds" if params.report == "seconds" else params.unit,
+    )
+    return row
+
+
+def _simulate(
+    cases: Sequence[SweepCase],
+    params: SimParams,
+    time_limit: float,
+    cache: MutableMapping[Any, Any],
+    on_row: Callable[[dict[str, Any]], None] | None,
+) -> list[dict[str, Any]]:
+    """Simulate the cases in this process, in order."""
     graphs: dict[str, Any] = {}
     rows = []
     seconds_mode = params.report == "seconds"
     for case in cases:
-        row: dict[str, Any] = dict.fromkeys(ROW_FIELDS)
-        row.update(
-            topology=case.spec,
-            collective=case.collective,
-            algorithm=case.algorithm,
-            bytes=case.nbytes,
-            unit="seconds" if seconds_mode else params.unit,
-        )
+        row = _row(case, params)
         try:
             if case.spec not in graphs:
                 graphs[case.spec] = build(case.spec)
@@ -140,3 +259,87 @@ def run_sweep(
         if on_row is not None:
             on_row(row)
     return rows
+
+
+@dataclass(frozen=True)
+class _SimJob:
+    cases: tuple[SweepCase, ...]
+    params: SimParams
+    time_limit: float
+    cache: dict[Any, Any]
+
+
+def _sim_job(job: _SimJob) -> tuple[list[dict[str, Any]], dict[Any, Any]]:
+    """Simulate one topology's cases in a worker: (rows, the cache it ends with)."""
+    cache = dict(job.cache)
+    return _simulate(job.cases, job.params, job.time_limit, cache, None), cache
+
+
+def _of(key: Any, spec: str) -> bool:
+    return isinstance(key, tuple) and len(key) > 1 and key[1] == spec
+
+
+def run_sweep(
+    cases: Iterable[SweepCase],
+    params: SimParams,
+    *,
+    time_limit: float = 60.0,
+    cache: MutableMapping[Any, Any] | None = None,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+    workers: int = 1,
+    fast_trees: bool = False,
+) -> list[dict[str, Any]]:
+    """Simulate every case; a case that fails gets its error message instead of numbers.
+
+    Parameters
+    ----------
+    cases : iterable of SweepCase
+    params : SimParams
+    time_limit : float
+        CP-SAT seconds per tree set.
+    cache : dict, optional
+        Trees and bounds shared across cases (one is made if not given); filled as the sweep
+        goes, also from the workers.
+    on_row : callable, optional
+        Called with each row as it is produced (progress reporting; with workers, a topology's
+        rows when it finishes).
+    workers : int
+        Local processes: the trees (:func:`build_trees`) and then the simulations run one
+        topology per task. ``1`` runs everything here, in order.
+    fast_trees : bool
+        Build ReduceScatter / AllGather root sets in the fast mode (see :func:`build_trees`).
+
+    Returns
+    -------
+    list of dict
+        One row per case, in the order of ``cases``, with the keys of :data:`ROW_FIELDS`.
+    """
+    cases = list(cases)
+    cache = {} if cache is None else cache
+    if workers > 1 or fast_trees:
+        build_trees(cases, time_limit=time_limit, cache=cache, workers=workers, fast=fast_trees)
+    groups = _by_topology(cases)
+    if workers <= 1 or len(groups) < 2:
+        return _simulate(cases, params, time_limit, cache, on_row)
+    from supermesh.parallel import run_tasks
+
+    jobs = [
+        _SimJob(
+            tuple(cases[i] for i in idx),
+            params,
+            time_limit,
+            {k: v for k, v in cache.items() if _of(k, spec)},
+        )
+        for spec, idx in groups.items()
+    ]
+    rows: list[dict[str, Any] | None] = [None] * len(cases)
+    order = list(groups.values())
+    with _executor(workers) as ex:
+        for done in run_tasks(_sim_job, jobs, executor=ex, progress=False, description="sweep"):
+            got, more = done.value
+            cache.update(more)
+            for i, row in zip(order[done.index], got, strict=True):
+                rows[i] = row
+                if on_row is not None:
+                    on_row(row)
+    return [r for r in rows if r is not None]

@@ -55,6 +55,7 @@ _EXPORTS: dict[str, str] = {
     "check_packing": "supermesh.verify",
     "check_roots": "supermesh.trees",
     "check_tree": "supermesh.verify",
+    "collective_trees": "supermesh.trees",
     "check_schedule": "supermesh.verify",
     "collective_bound": "supermesh.sim",
     "compute_nodes": "supermesh.topologies",

@@ -35,7 +35,7 @@ def _corners(G: nx.MultiDiGraph) -> list[int] | None:
 
 
 def _trees_part(G: nx.MultiDiGraph, m: dict[str, Any], time_limit: float) -> dict[str, Any]:
-    from supermesh.sim.algorithms import tree_sets_for
+    from supermesh.trees.collective_trees import collective_trees
 
     part: dict[str, Any] = {"any_roots": m["arc_connectivity"]}
     free = max_trees_free(G)
@@ -43,8 +43,8 @@ def _trees_part(G: nx.MultiDiGraph, m: dict[str, Any], time_limit: float) -> dic
     corners = _corners(G)
     if corners is not None:
         part["corners"] = check_roots(G, corners).to_json()
-    sets: list[TreeSet] = tree_sets_for(G, "pipeline", "allreduce", time_limit=time_limit)
-    trees = sets[0]
+    packing = collective_trees(G, "allreduce", time_limit=time_limit, direction="out")
+    trees: TreeSet = packing.sets[0]
     part["allreduce_trees"] = {
         "roots": trees.roots,
         "heights": [t.height for t in trees.trees],

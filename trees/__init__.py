@@ -15,6 +15,7 @@ _EXPORTS: dict[str, str] = {
     "algorithm1": "supermesh.trees.baselines",
     "build_schedule": "supermesh.trees.schedule",
     "check_roots": "supermesh.trees.bounds",
+    "collective_trees": "supermesh.trees.collective_trees",
     "construct_trees": "supermesh.trees.construct",
     "edmonds_deficit": "supermesh.trees.bounds",
     "height_lower_bound": "supermesh.trees.heights",

@@ -94,6 +94,8 @@ __all__ = ["SetSize", "partition_lower_bound", "root_set_size", "root_sets"]
 Roots = tuple[int, ...]
 METHODS = ("optimise", "paper")
 ORDER_SECONDS = 5.0
+FAST_ORDER_SECONDS = 2.0  # the order search in the fast mode (sweeps)
+FAST_SEARCH_SECONDS = 5.0  # the local search after the start partition, in the fast mode
 
 
 @dataclass(frozen=True)
@@ -303,6 +305,7 @@ def root_sets(
     tries: int = 8,
     order: bool = True,
     compare: bool = True,
+    fast: bool = False,
 ) -> TreePacking:
     """Partition the compute chiplets into root sets of ``k`` and pack each set's trees.
 
@@ -339,6 +342,13 @@ def root_sets(
         heights with the same packer (``heights``, ``total``) and with the paper's Algorithm 1
         (``algorithm1``; ``None`` where it gets stuck), and ``no_set_taller``: whether our
         ``j``-th tallest set is no taller than the paper's ``j``-th tallest, for every ``j``.
+    fast : bool
+        Sweep mode: once the start partition is packed (in full, as without it), the paper's
+        alternative start, the local search and re-solving get at most ``FAST_SEARCH_SECONDS``
+        (5 s) of ``time_limit``, and the order search ``FAST_ORDER_SECONDS`` (2 s) instead of
+        5 to 20 s. Status and bounds are proven the same way (``optimal`` only when shown);
+        the partition may be less improved and the running order a few pipeline steps longer
+        (``stats["total"]`` and ``stats["pipeline_steps"]`` say).
 
     Returns
     -------
@@ -352,7 +362,7 @@ def root_sets(
         ``infeasible`` (a given ``k`` that cannot work) carries the certificate of
         :class:`SetSize`. ``stats`` also has ``total``, ``total_lower_bound``, ``k``,
         ``k_certificate`` (no sets of ``k + 1``), per-set ``set_*`` lists, ``start``, ``swaps``,
-        ``pipeline_steps`` and ``paper`` (see ``compare``).
+        ``pipeline_steps`` and ``paper`` (see ``compare``), and ``fast``.
 
     Raises
     ------
@@ -426,6 +436,8 @@ def root_sets(
             hint="raise the time limit",
         )
     lower = partition_lower_bound(ecc, kk, ev.bound)
+    if fast:  # the start is packed: cap what is left for the search
+        ev.deadline = min(ev.deadline, time.perf_counter() + FAST_SEARCH_SECONDS)
     origin, swaps = "paper" if method == "paper" else "eccentricity groups", 0
     if method == "optimise" and sum(ev.height(s) for s in sets) > lower:
         alternative = _paper_start(G, ev, kk)
@@ -442,6 +454,7 @@ def root_sets(
         sets.sort(key=lambda s: (-ev.height(s), -ev.bound(s), s))
         if order:
             budget = min(max(ev.left(), ORDER_SECONDS), 4 * ORDER_SECONDS)
+            budget = FAST_ORDER_SECONDS if fast else budget
             trees = [ev.packs[s].sets[0] for s in sets]
             outside_in = _ring_order(G, sets)
             ranks, steps = order_sets(
@@ -457,6 +470,7 @@ def root_sets(
             "order": "searched (pipeline steps)" if method == "optimise" and order else "given",
             "pipeline_steps": steps,
             "notes": notes,
+            "fast": fast,
         }
     )
     if compare:

@@ -271,15 +271,17 @@ def build_schedule(
             )
     first_sets = next(iter(phase_sets.values()))
     _check_roots(G, collective, first_sets)
-    ranks = compute_nodes(G)
+    span = packs[0].span
+    # the ranks are the chiplets taking part: a packing that spans fewer (TTO leaves one corner
+    # out of the computation) makes the others pure relays
+    ranks = sorted(span) if span is not None else compute_nodes(G)
     if chunks is None and nbytes is not None:
         ntrees = sum(len(s) for s in first_sets)
         chunks = chunks_for(collective, nbytes, ntrees, len(ranks), chunk_bytes)
     chunks = 1 if chunks is None else chunks
     if chunks < 1 or chunk_bytes < 1 or (nbytes is not None and nbytes < 1):
         raise SpecError(f"chunks={chunks}, chunk_bytes={chunk_bytes}, nbytes={nbytes}: need >= 1")
-    span = packs[0].span
-    span_nodes = sorted(span) if span is not None else ranks
+    span_nodes = ranks
     rank_of = {v: i for i, v in enumerate(ranks)}
     rows: list[ScheduleEntry] = []
     for phase, direction in _PHASES[collective]:

@@ -21,7 +21,8 @@ Codes (stable; tests and scripts may match on them)
     ``self-loop``, ``bad-attribute``, ``key-gap``, ``isolated-node``.
 
     Schedule tables (:mod:`supermesh.verify.schedule`): ``entry-id``, ``bad-field``,
-    ``ranks-mismatch``, ``roots-mismatch``, ``table-mismatch``, ``dep-missing``,
+    ``ranks-mismatch``, ``ranks-left-out`` (warning), ``roots-mismatch``, ``table-mismatch``,
+    ``dep-missing``,
     ``dep-chunks``, ``deps-incomplete``, ``dep-unrelated``, ``fifo-step``, ``fifo-order``,
     ``chunk-range``, ``chunk-coverage``, ``op-mismatch``, ``depth-mismatch``,
     ``received-twice``, ``chunk-undelivered``, ``chunk-incomplete``, ``double-count``,

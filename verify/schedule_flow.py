@@ -195,6 +195,19 @@ def _in_flow(es: list[ScheduleEntry], ranks: set[int]) -> list[Finding]:
     for e in es:
         inputs = into.get(e.src, [])
         found += _deps_check(e, inputs, f"node {e.src} has all its inputs")
+        if not inputs and e.src not in ranks:
+            # a relay that receives nothing has no data: its send carries nothing to reduce
+            found.append(
+                tree_finding(
+                    "op-mismatch",
+                    e,
+                    f"entry {e.id}: node {e.src} is not a rank and receives nothing in this "
+                    "tree, so it has no data to send",
+                    entry=e.id,
+                    node=e.src,
+                )
+            )
+            continue
         ops: tuple[str, ...] = ("send",) if not inputs else ("recv-reduce-send",)
         if len(inputs) == 1 and e.src not in ranks:
             ops = ("recv-send", "recv-reduce-send")

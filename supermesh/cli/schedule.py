@@ -1,18 +1,18 @@
 """``supermesh schedule``: per-chiplet schedule tables as CSV, JSON or MSCCL XML.
 
-Without ``--trees`` the trees are computed with :func:`pack_trees`: AllReduce, Broadcast and
-Reduce use one set with the ``--roots`` (default ``corners``; Broadcast/Reduce repeat the first
-root four times); ReduceScatter / AllGather need one tree per chiplet, so ``--roots`` may give
-the root sets separated by ``;`` and by default the ranks are dealt into ``ceil(n/k)`` sets with
-``k = min(4, arc connectivity)`` (any ``k`` roots then fit, by Edmonds' theorem): set ``j``
-holds ranks ``j, j + m, j + 2m, ...`` with ``m = ceil(n/k)``. (A root-set optimiser will replace
-this default.)
+Without ``--trees`` the trees are computed by the trees engine
+(:func:`supermesh.trees.collective_trees.collective_trees`, algorithm ``pipeline``, the same
+rules ``supermesh sim`` uses). AllReduce: one set of height-optimal trees on ``--roots`` (default
+the 4 corners; on a mesh, where 4 corner trees cannot exist, TTO's 3 corner trees with the fourth
+corner relaying). Broadcast / Reduce: as many trees from the first root (default the first
+corner) as Edmonds' theorem allows. ReduceScatter / AllGather: one tree per chiplet, in the root
+sets given as ``--roots "0,5,10,15;1,6,11,12;..."`` or by default the optimised root sets of
+:func:`supermesh.trees.roots.root_sets`. ReduceScatter and Reduce use in-trees. Sizes are read by
+:func:`supermesh.units.parse_size`.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from pathlib import Path
 from typing import Any
 
@@ -21,96 +21,41 @@ import networkx as nx
 from rich.table import Table
 
 from supermesh.cli.common import SPEC_HELP, load_spec, stdout_console
-from supermesh.errors import InfeasibleError, SpecError
+from supermesh.errors import SpecError
 from supermesh.topologies.io import read_json_file, write_text_atomic
-from supermesh.topologies.model import compute_nodes
 from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule import COLLECTIVES, Schedule, build_schedule
+from supermesh.units import parse_size
 
 _FORMATS = ("csv", "json", "msccl")
 _EXT = {".csv": "csv", ".json": "json", ".xml": "msccl"}
-_UNITS = {"": 1, "b": 1, "k": 2**10, "kib": 2**10, "kb": 10**3, "m": 2**20, "mib": 2**20,
-          "mb": 10**6, "g": 2**30, "gib": 2**30, "gb": 10**9}  # fmt: skip
 
-
-def parse_size(text: str) -> int:
-    """Bytes in ``text``: ``4096``, ``4MiB``, ``512KiB``, ``1MB`` (K, M, G alone are binary).
-
-    Examples
-    --------
-    >>> parse_size("4MiB"), parse_size("1kB"), parse_size("2G")
-    (4194304, 1000, 2147483648)
-    """
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
-    unit = m.group(2).lower() if m else ""
-    if not m or unit not in _UNITS or float(m.group(1)) * _UNITS[unit] < 1:
-        raise SpecError(
-            f"size {text!r} is not a positive number of bytes",
-            hint="e.g. 4096, 512KiB, 4MiB, 1GiB (KB/MB/GB are powers of 10)",
-        )
-    return math.ceil(float(m.group(1)) * _UNITS[unit])
-
-
-def root_sets(G: nx.MultiDiGraph, collective: str, roots: str | None) -> list[list[int]]:
-    """Root sets for computed trees (the rules are in the module docstring).
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> root_sets(build("mesh:3x3"), "allgather", None)  # arc connectivity 2: sets of 2
-    [[0, 5], [1, 6], [2, 7], [3, 8], [4]]
-    >>> root_sets(build("smbi:4x4"), "allreduce", None), root_sets(build("smbi:4x4"), "reduce", "5")
-    ([[0, 3, 15, 12]], [[5]])
-    """
-    from supermesh.topologies.metrics import arc_connectivity
-    from supermesh.trees.rootspec import resolve_roots
-
-    if collective in ("reducescatter", "allgather"):
-        if roots:
-            return [resolve_roots(G, part) for part in roots.split(";")]
-        ranks = compute_nodes(G)
-        k = max(1, min(4, arc_connectivity(G, ranks)))
-        m = math.ceil(len(ranks) / k)
-        return [ranks[j::m] for j in range(m)]
-    chosen = resolve_roots(G, roots or "corners")
-    if collective in ("broadcast", "reduce") and len(set(chosen)) > 1:
-        chosen = [chosen[0]] * len(chosen)
-    return [chosen]
+__all__ = ["compute_packings", "parse_size", "render", "schedule"]
 
 
 def compute_packings(G: nx.MultiDiGraph, collective: str, roots: str | None) -> TreePacking:
-    """Height-optimised trees for the collective (the one place the CLI calls the packer)."""
-    try:
-        from supermesh.trees.packing import pack_trees
-    except ImportError:
-        raise SpecError(
-            "computing trees is not available in this build",
-            hint="pass the trees with --trees FILE (written by `supermesh trees`)",
-        ) from None
-    direction = "in" if collective in ("reducescatter", "reduce") else "out"
-    packs = []
-    for r in root_sets(G, collective, roots):
-        p = pack_trees(G, r, direction=direction)
-        if p.status == "infeasible" or not p.sets:
-            raise InfeasibleError(
-                f"no {len(r)} arc-disjoint {direction}-trees with roots {r} fit {p.topology}",
-                certificate=p.certificate or {},
-                hint="choose other --roots (see `supermesh bound`) or pass --trees FILE",
-            )
-        packs.append(p)
-    if len(packs) == 1:
-        return packs[0]
-    first = packs[0]
-    return TreePacking(
-        topology=first.topology,
-        direction=direction,
-        status="optimal" if all(p.status == "optimal" for p in packs) else "feasible",
-        sets=tuple(s for p in packs for s in p.sets),
-        lower_bound=max((p.lower_bound or 0) for p in packs),
-        objective=max((p.objective or 0) for p in packs),
-        method=first.method,
-        span=first.span,
-    )
+    """The trees of ``collective`` (the trees engine's rules: see the module docstring).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    collective : str
+    roots : str, optional
+        ``--roots`` as given (ReduceScatter / AllGather: sets split by ``;``).
+
+    Returns
+    -------
+    TreePacking
+        In-trees for ReduceScatter and Reduce, out-trees otherwise.
+
+    Raises
+    ------
+    InfeasibleError
+        The roots admit no arc-disjoint trees (with Edmonds' certificate).
+    """
+    from supermesh.trees.collective_trees import collective_trees
+
+    return collective_trees(G, collective, algorithm="pipeline", roots=roots)
 
 
 def _format(output: str | None, fmt: str | None) -> str:
@@ -202,11 +147,12 @@ def schedule(
 ) -> None:
     """Build the per-chiplet schedule tables of a collective on topology SPEC.
 
-    Without --trees the trees are computed (height-optimal packing): AllReduce, Broadcast and
-    Reduce use --roots (default corners); ReduceScatter and AllGather one tree per chiplet, in
-    root sets given as --roots "0,5,10,15;1,6,11,12;..." or by default the ranks dealt into
-    sets of min(4, arc connectivity). The format follows the -o extension: .csv (one row per
-    chiplet and entry), .json (lossless) or .xml (MSCCL algorithm).
+    Without --trees the trees are computed (height-optimal packing, as `supermesh sim` does):
+    AllReduce uses --roots (default corners; on a mesh TTO's 3 corner trees), Broadcast and
+    Reduce as many trees from the first root as fit; ReduceScatter and AllGather one tree per
+    chiplet, in root sets given as --roots "0,5,10,15;1,6,11,12;..." or by default the
+    optimised root sets. The format follows the -o extension: .csv (one row per chiplet and
+    entry), .json (lossless) or .xml (MSCCL algorithm).
     """
     if size and chunks:
         raise SpecError("--size and --chunks both set the chunk count", hint="give only one")
