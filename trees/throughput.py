@@ -57,6 +57,7 @@ from supermesh.trees.throughput_bound import (
 )
 from supermesh.trees.throughput_exact import exact_shares, prove_height
 from supermesh.trees.throughput_lp import Network, Progress, column_generation
+from supermesh.trees.throughput_parts import split_parts
 from supermesh.trees.throughput_pricing import bfs_labels
 
 __all__ = [
@@ -109,6 +110,8 @@ def pack_throughput(
     prove: bool = True,
     time_limit: float = 600.0,
     proof_time_limit: float = 60.0,
+    parts: int | str | None = None,
+    parts_time_limit: float = 30.0,
     workers: int = 1,
 ) -> TreePacking:
     """Weighted trees for every rank reaching the optimal AllGather / ReduceScatter rate.
@@ -135,6 +138,15 @@ def pack_throughput(
         Seconds for the column generation (all height caps).
     proof_time_limit : float
         Seconds for the height proof.
+    parts : int or "auto", optional
+        Instead of exact LP shares, split every rank's data into this many equal parts, one
+        tree per part (a tree may repeat): equal shares give every tree the same chunk count,
+        which pipelined FIFOs serve fairly (see :mod:`supermesh.trees.throughput_parts`).
+        ``"auto"``: the smallest count that reaches the optimum among a few multiples of the
+        natural one. Use a small count (1, 2) for small collectives, where every tree costs at
+        least one whole chunk.
+    parts_time_limit : float
+        CP-SAT seconds per part count tried.
     workers : int
         CP-SAT workers for the proof.
 
@@ -183,8 +195,15 @@ def pack_throughput(
         stats["wall_time"] = round(time.perf_counter() - start, 3)
         cert = {"kind": "eccentricity", "reason": f"no tree of height <= {max_height}"}
         cert |= (ecc_cert or {}) | {"max_height": max_height}
-        return TreePacking(spec, direction, "infeasible", method="colgen", certificate=cert,
-                           lower_bound=lb, stats=stats)
+        return TreePacking(
+            spec,
+            direction,
+            "infeasible",
+            method="colgen",
+            certificate=cert,
+            lower_bound=lb,
+            stats=stats,
+        )
     target = float(bound.value) * min_rate_fraction / n
     cap = max_height if max_height is not None else len(net.nodes) - 1
     progress = Progress()
@@ -194,20 +213,44 @@ def pack_throughput(
     while True:
         before = progress.lam
         reached = column_generation(net, height, target, progress, deadline=deadline)
-        tradeoff.append({"max_height": height, "rate_fraction": progress.lam * n / float(bound.value)})
+        tradeoff.append(
+            {"max_height": height, "rate_fraction": progress.lam * n / float(bound.value)}
+        )
         stale = stale + 1 if progress.lam <= before * (1 + 1e-9) else 0
         if reached or height >= cap or time.perf_counter() > deadline or stale >= 3:
             break
         height += 1
+    proof: dict[str, Any] = {"proved": height == lb, "height": height - 1}
+    while reached and height > lb and prove:
+        proof = prove_height(
+            net, progress, height - 1, target, time_limit=proof_time_limit, workers=workers
+        )
+        if not proof.pop("reachable", False):
+            break
+        progress = proof.pop("progress_at_cap")  # exact pricing reached the rate one lower
+        height -= 1
+        fraction = progress.lam * n / float(bound.value)
+        tradeoff.append({"max_height": height, "rate_fraction": fraction})
+        proof = {"proved": height == lb, "height": height - 1}
+    proven = height if proof.get("proved") or height == lb else lb
     stats["tradeoff"] = tradeoff
     stats["iterations"] = progress.iterations
     stats["columns"] = len(progress.columns)
     trees, shares, rate = exact_shares(net, progress, height)
-    proof: dict[str, Any] = {"proved": height == lb, "height": height - 1}
-    if reached and height > lb and prove:
-        proof = prove_height(net, progress, height - 1, target, time_limit=proof_time_limit,
-                             workers=workers)
-    proven = height if proof.get("proved") and height > lb else lb
+    if parts is not None:
+        trees, info = split_parts(
+            G,
+            net,
+            progress,
+            height,
+            parts,
+            bound.value,
+            time_limit=parts_time_limit,
+            workers=workers,
+        )
+        rate = Fraction(info["algbw_links"])
+        shares = [Fraction(1, info["parts"])] * len(trees)
+        stats["parts"] = info
     stats["height_proof"] = proof
     top = max(t.height for t in trees)
     lower = min(proven, top)

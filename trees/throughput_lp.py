@@ -81,6 +81,8 @@ class Network:
         Node permutations (index -> index) of the symmetry group, identity first.
     arc_group : list of list of int
         The same as arc permutations.
+    direction : {"out", "in"}
+        ``"in"``: the topology's arcs were reversed (in-trees).
     reps : list of int
         One root per orbit of ranks; ``root_orbit`` its orbit size.
     arc_orbit : list of int
@@ -96,6 +98,7 @@ class Network:
     relay: list[bool]
     group: list[list[int]]
     arc_group: list[list[int]]
+    direction: str = "out"
     reps: list[int] = field(default_factory=list)
     root_orbit: dict[int, int] = field(default_factory=dict)
     arc_orbit: list[int] = field(default_factory=list)
@@ -130,6 +133,7 @@ class Network:
             [i not in inside for i in range(len(nodes))],
             group,
             arc_group,
+            direction,
         )
         net._orbits()
         return net
@@ -186,6 +190,12 @@ class Progress:
         Root-row duals per representative (``mu_r / |orbit(r)|``).
     iterations : int
         LP solves so far.
+    basic, tight : list
+        The last optimal basis: basic variables (``-1`` for lambda, else a column index) and
+        the rows whose slack is not basic (``("root", r)`` or ``("arc", orbit)``).
+    fixed, closed
+        Diving state (:mod:`supermesh.trees.throughput_parts`): column ``j`` tied to the rate
+        by ``w_j = fixed[j] * lambda``; roots in ``closed`` take no other trees.
     """
 
     columns: list[Column] = field(default_factory=list)
@@ -194,6 +204,10 @@ class Progress:
     prices: list[float] = field(default_factory=list)
     mu: dict[int, float] = field(default_factory=dict)
     iterations: int = 0
+    basic: list[int] = field(default_factory=list)
+    tight: list[tuple[str, int]] = field(default_factory=list)
+    fixed: dict[int, float] = field(default_factory=dict)
+    closed: set[int] = field(default_factory=set)
     keys: set[tuple[int, tuple[int, ...]]] = field(default_factory=set)
     last_labels: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
@@ -201,7 +215,7 @@ class Progress:
 class _Master:
     """The master LP in GLOP, rebuilt from the columns (GLOP warm-starts new columns)."""
 
-    def __init__(self, net: Network) -> None:
+    def __init__(self, net: Network, progress: Progress | None = None) -> None:
         self.net = net
         self.solver = pywraplp.Solver.CreateSolver("GLOP")
         if self.solver is None:  # pragma: no cover - GLOP ships with OR-Tools
@@ -218,6 +232,14 @@ class _Master:
         objective.SetCoefficient(self.lam, 1.0)
         objective.SetMaximization()
         self.vars: list[Any] = []
+        self.roots: list[int] = []
+        if progress is not None:
+            for col in progress.columns:
+                self.add(col)
+            for j, ratio in progress.fixed.items():
+                self.fix(j, ratio)
+            for r in progress.closed:
+                self.close(r, progress.fixed)
 
     def add(self, col: Column) -> None:
         net = self.net
@@ -230,20 +252,54 @@ class _Master:
         for o, k in count.items():
             self.arc_row[o].SetCoefficient(var, k / net.orbit_size[o])
         self.vars.append(var)
+        self.roots.append(col.root)
 
-    def solve(self, progress: Progress) -> None:
-        status = self.solver.Solve()
-        if status != pywraplp.Solver.OPTIMAL:
-            raise SolverError(f"the throughput LP did not solve (GLOP status {status})")
+    def fix(self, j: int, ratio: float) -> None:
+        """Tie column ``j`` to the rate: ``w_j = ratio * lambda``."""
+        row = self.solver.Constraint(0.0, 0.0)
+        row.SetCoefficient(self.vars[j], 1.0)
+        row.SetCoefficient(self.lam, -ratio)
+
+    def close(self, root: int, fixed: dict[int, float]) -> None:
+        """No more trees for ``root`` beyond the ``fixed`` columns (the others are set to 0)."""
+        for j, (var, r) in enumerate(zip(self.vars, self.roots, strict=True)):
+            if r == root and j not in fixed:
+                var.SetUb(0.0)
+
+    def solve(self, progress: Progress) -> _Master:
+        """Solve and copy the answer into ``progress``; returns the master to keep using.
+
+        GLOP's incremental re-solve occasionally ends ABNORMAL after columns were added; the
+        same model built afresh then solves, so that is the fallback.
+        """
+        master = self
+        if self.solver.Solve() != pywraplp.Solver.OPTIMAL:
+            master = _Master(self.net, progress)
+            status = master.solver.Solve()
+            if status != pywraplp.Solver.OPTIMAL:
+                raise SolverError(f"the throughput LP did not solve (GLOP status {status})")
+        master._read(progress)
+        return master
+
+    def _read(self, progress: Progress) -> None:
         net = self.net
         progress.lam = self.lam.solution_value()
         progress.weights = [v.solution_value() for v in self.vars]
         pi = [max(0.0, row.dual_value()) for row in self.arc_row]
-        progress.prices = [pi[net.arc_orbit[a]] / net.orbit_size[net.arc_orbit[a]] for a in range(len(net.arcs))]
+        progress.prices = [
+            pi[net.arc_orbit[a]] / net.orbit_size[net.arc_orbit[a]] for a in range(len(net.arcs))
+        ]
         progress.mu = {
             r: max(0.0, self.root_row[r].dual_value()) / net.root_orbit[r] for r in net.reps
         }
         progress.iterations += 1
+        basic = pywraplp.Solver.BASIC
+        progress.basic = [-1] if self.lam.basis_status() == basic else []
+        progress.basic += [j for j, v in enumerate(self.vars) if v.basis_status() == basic]
+        progress.tight = [("root", r) for r in net.reps if self.root_row[r].basis_status() != basic]
+        progress.tight += [
+            ("arc", o) for o, row in enumerate(self.arc_row) if row.basis_status() != basic
+        ]
 
 
 def _seeds(net: Network, root: int, height: int, progress: Progress) -> list[list[int]]:
@@ -297,17 +353,17 @@ def column_generation(
         True if the rate reached ``target``; False when the heuristic pricing found no
         improving tree (or the time ran out) below it.
     """
-    master = _Master(net)
-    for col in progress.columns:
-        master.add(col)
+    master = _Master(net, progress)
     n = len(net.nodes)
     if not progress.columns:
         for r in net.reps:
             seed = _seeds(net, r, height, progress)[0]
-            tree = label_search(Pricing(n, net.arcs, [0.0] * len(net.arcs)), r, height, seed, net.relay)
+            tree = label_search(
+                Pricing(n, net.arcs, [0.0] * len(net.arcs)), r, height, seed, net.relay
+            )
             _add(progress, master, Column(r, tree.arcs, tree.height, tree.labels))
     for _ in range(max_iterations):
-        master.solve(progress)
+        master = master.solve(progress)
         if progress.lam >= target * (1 - _TOL):
             return True
         if time.perf_counter() > deadline:
@@ -315,6 +371,8 @@ def column_generation(
         pricing = Pricing(n, net.arcs, progress.prices)
         added = 0
         for r in net.reps:
+            if r in progress.closed:
+                continue
             threshold = progress.mu[r] - _TOL * max(1.0, progress.mu[r])
             for seed in _seeds(net, r, height, progress):
                 tree = label_search(pricing, r, height, seed, net.relay)
@@ -356,7 +414,13 @@ def height_upper_bound(
     for r in net.reps:
         dist = bfs_labels(n, net.arcs, r)
         tree, bound, ok = exact_price(
-            pricing, r, height, dist, net.relay, time_limit=per_root, workers=workers,
+            pricing,
+            r,
+            height,
+            dist,
+            net.relay,
+            time_limit=per_root,
+            workers=workers,
             hint=progress.last_labels.get(r),
         )
         proved &= ok

@@ -101,9 +101,7 @@ def grid_automorphisms(G: nx.MultiDiGraph) -> list[dict[int, int]]:
     return found
 
 
-def arc_permutation(
-    G: nx.MultiDiGraph, arcs: list[Arc], g: dict[int, int]
-) -> list[int]:
+def arc_permutation(G: nx.MultiDiGraph, arcs: list[Arc], g: dict[int, int]) -> list[int]:
     """Where a node map sends each arc: ``perm[i]`` is the index of the image of ``arcs[i]``.
 
     Parallel arcs are matched in order of (bandwidth, key), so an arc goes to an arc of the same
