@@ -48,21 +48,22 @@ import networkx as nx
 
 from supermesh.errors import SpecError, TopologyError
 from supermesh.topologies.model import compute_nodes
-from supermesh.trees.model import Tree, TreePacking, TreeSet
+from supermesh.trees.model import TreePacking, TreeSet
 from supermesh.trees.throughput_bound import (
     COLLECTIVES,
     RateBound,
-    exact_fraction,
     throughput_bound,
 )
 from supermesh.trees.throughput_exact import exact_shares, prove_height
 from supermesh.trees.throughput_lp import Network, Progress, column_generation
 from supermesh.trees.throughput_parts import split_parts
 from supermesh.trees.throughput_pricing import bfs_labels
+from supermesh.trees.throughput_rates import choose_parts, packing_rate, rate_view
 
 __all__ = [
     "COLLECTIVES",
     "RateBound",
+    "choose_parts",
     "pack_throughput",
     "packing_rate",
     "rate_view",
@@ -70,7 +71,11 @@ __all__ = [
 ]
 
 
-def _check_options(direction: str, max_height: int | None, fraction: float) -> None:
+def _check_options(
+    direction: str, max_height: int | None, fraction: float, slack: int | None
+) -> None:
+    if slack is not None and (not isinstance(slack, int) or slack < 0):
+        raise SpecError(f"root_slack must be a non-negative integer, got {slack!r}")
     if direction not in ("out", "in"):
         raise SpecError(f"direction {direction!r} is not 'out' or 'in'", hint="use out or in")
     if max_height is not None and (not isinstance(max_height, int) or max_height < 1):
@@ -82,8 +87,9 @@ def _check_options(direction: str, max_height: int | None, fraction: float) -> N
         )
 
 
-def _eccentricity(net: Network) -> tuple[int, dict[str, Any] | None]:
-    """Largest root eccentricity over the ranks, and a certificate if some rank is unreachable."""
+def _eccentricities(net: Network) -> tuple[dict[int, int], dict[str, Any]]:
+    """Each rank's eccentricity over the ranks, and the farthest pair as a certificate."""
+    ecc: dict[int, int] = {}
     worst, where = -1, (0, 0)
     for r in net.ranks:
         dist = bfs_labels(len(net.nodes), net.arcs, r)
@@ -95,8 +101,9 @@ def _eccentricity(net: Network) -> tuple[int, dict[str, Any] | None]:
                 )
             if dist[v] > worst:
                 worst, where = dist[v], (r, v)
+        ecc[r] = max(dist[v] for v in net.ranks)
     cert = {"root": net.nodes[where[0]], "node": net.nodes[where[1]], "distance": worst}
-    return worst, cert
+    return ecc, cert
 
 
 def pack_throughput(
@@ -106,12 +113,13 @@ def pack_throughput(
     ranks: Iterable[int] | None = None,
     max_height: int | None = None,
     min_rate_fraction: float = 1.0,
+    root_slack: int | None = None,
+    parts: int | str | None = None,
     symmetry: bool = True,
     prove: bool = True,
     time_limit: float = 600.0,
     proof_time_limit: float = 60.0,
-    parts: int | str | None = None,
-    parts_time_limit: float = 30.0,
+    parts_time_limit: float = 60.0,
     workers: int = 1,
 ) -> TreePacking:
     """Weighted trees for every rank reaching the optimal AllGather / ReduceScatter rate.
@@ -129,36 +137,35 @@ def pack_throughput(
         Never use trees taller than this (the rate may then fall short of the optimum).
     min_rate_fraction : float
         Stop at the lowest height cap whose rate is at least this fraction of the optimum.
+    root_slack : int, optional
+        Also cap each tree at its root's eccentricity plus this (0: every tree as low as its
+        root allows), trading rate for lower trees where the tallest tree is already minimal.
+    parts : int or "auto", optional
+        Instead of exact LP shares, split every rank's data into this many equal parts, one
+        tree per part (a tree may repeat; see :mod:`supermesh.trees.throughput_parts`): equal
+        shares give every tree the same chunk count, which is what a pipelined FIFO serves
+        fairly. ``"auto"``: the natural count or a small multiple, whichever first reaches the
+        optimum; :func:`choose_parts` picks one for a collective size.
     symmetry : bool
         Solve over the orbits of the grid automorphisms (same optimum, less work).
     prove : bool
         When the height found is above the eccentricity bound, try to prove (CP-SAT pricing and
         LP duality) that one less cannot reach the rate.
-    time_limit : float
-        Seconds for the column generation (all height caps).
-    proof_time_limit : float
-        Seconds for the height proof.
-    parts : int or "auto", optional
-        Instead of exact LP shares, split every rank's data into this many equal parts, one
-        tree per part (a tree may repeat): equal shares give every tree the same chunk count,
-        which pipelined FIFOs serve fairly (see :mod:`supermesh.trees.throughput_parts`).
-        ``"auto"``: the smallest count that reaches the optimum among a few multiples of the
-        natural one. Use a small count (1, 2) for small collectives, where every tree costs at
-        least one whole chunk.
-    parts_time_limit : float
-        CP-SAT seconds per part count tried.
+    time_limit, proof_time_limit, parts_time_limit : float
+        Seconds for the column generation (all height caps), the height proof, and each part
+        count.
     workers : int
-        CP-SAT workers for the proof.
+        CP-SAT workers.
 
     Returns
     -------
     TreePacking
         One set holding every tree (they all run at once), ``method="colgen"``. ``stats``:
-        ``optimum`` and ``algbw_links`` (exact rates, strings), ``rate_fraction``, ``rate_gap``,
-        ``height_gap``, ``shares`` (exact, per tree), ``tradeoff`` (rate fraction per height
-        cap tried), ``height_proof``, ``bound_certificate``, solver counters.
-        ``infeasible`` (with an eccentricity certificate) when ``max_height`` is below the
-        eccentricity bound.
+        ``optimum`` and ``algbw_links`` (exact rates, strings), ``rate_fraction``,
+        ``rate_gap``, ``height_gap``, ``shares`` (exact, per tree), ``tradeoff`` (rate fraction
+        per height cap tried), ``height_proof``, ``bound_certificate``, ``parts`` (with
+        ``parts``), solver counters. ``infeasible`` (with an eccentricity certificate) when
+        ``max_height`` is below the eccentricity bound.
 
     Raises
     ------
@@ -175,14 +182,14 @@ def pack_throughput(
     ('optimal', 4, '9/4')
     """
     start = time.perf_counter()
-    _check_options(direction, max_height, min_rate_fraction)
+    _check_options(direction, max_height, min_rate_fraction, root_slack)
     rank_list = sorted(int(r) for r in (ranks if ranks is not None else compute_nodes(G)))
     collective = "allgather" if direction == "out" else "reducescatter"
     bound = throughput_bound(G, collective, ranks=rank_list)
     net = Network.build(G, rank_list, direction, symmetry)
     n = len(rank_list)
-    lb, ecc_cert = _eccentricity(net)
-    spec = str(G.graph.get("spec", ""))
+    ecc, ecc_cert = _eccentricities(net)
+    lb = max(ecc.values())
     stats: dict[str, Any] = {
         "collective": collective,
         "optimum": str(bound.value),
@@ -191,10 +198,11 @@ def pack_throughput(
         "symmetry_order": net.order,
         "eccentricity_bound": lb,
     }
+    spec = str(G.graph.get("spec", ""))
     if max_height is not None and max_height < lb:
         stats["wall_time"] = round(time.perf_counter() - start, 3)
         cert = {"kind": "eccentricity", "reason": f"no tree of height <= {max_height}"}
-        cert |= (ecc_cert or {}) | {"max_height": max_height}
+        cert |= ecc_cert | {"max_height": max_height}
         return TreePacking(
             spec,
             direction,
@@ -205,23 +213,16 @@ def pack_throughput(
             stats=stats,
         )
     target = float(bound.value) * min_rate_fraction / n
-    cap = max_height if max_height is not None else len(net.nodes) - 1
     progress = Progress()
-    deadline = start + time_limit
-    tradeoff: list[dict[str, Any]] = []
-    height, reached, stale = lb, False, 0
-    while True:
-        before = progress.lam
-        reached = column_generation(net, height, target, progress, deadline=deadline)
-        tradeoff.append(
-            {"max_height": height, "rate_fraction": progress.lam * n / float(bound.value)}
-        )
-        stale = stale + 1 if progress.lam <= before * (1 + 1e-9) else 0
-        if reached or height >= cap or time.perf_counter() > deadline or stale >= 3:
-            break
-        height += 1
+    if root_slack is not None:
+        progress.caps = {r: ecc[r] + root_slack for r in net.reps}
+        stats["root_slack"] = root_slack
+    cap = max_height if max_height is not None else len(net.nodes) - 1
+    height, reached, tradeoff = _search(
+        net, progress, lb, cap, target, float(bound.value), start + time_limit
+    )
     proof: dict[str, Any] = {"proved": height == lb, "height": height - 1}
-    while reached and height > lb and prove:
+    while reached and height > lb and prove and root_slack is None:
         proof = prove_height(
             net, progress, height - 1, target, time_limit=proof_time_limit, workers=workers
         )
@@ -229,13 +230,12 @@ def pack_throughput(
             break
         progress = proof.pop("progress_at_cap")  # exact pricing reached the rate one lower
         height -= 1
-        fraction = progress.lam * n / float(bound.value)
-        tradeoff.append({"max_height": height, "rate_fraction": fraction})
+        tradeoff.append(
+            {"max_height": height, "rate_fraction": progress.lam * n / float(bound.value)}
+        )
         proof = {"proved": height == lb, "height": height - 1}
-    proven = height if proof.get("proved") or height == lb else lb
-    stats["tradeoff"] = tradeoff
-    stats["iterations"] = progress.iterations
-    stats["columns"] = len(progress.columns)
+    stats |= {"tradeoff": tradeoff, "height_proof": proof}
+    stats |= {"iterations": progress.iterations, "columns": len(progress.columns)}
     trees, shares, rate = exact_shares(net, progress, height)
     if parts is not None:
         trees, info = split_parts(
@@ -251,9 +251,8 @@ def pack_throughput(
         rate = Fraction(info["algbw_links"])
         shares = [Fraction(1, info["parts"])] * len(trees)
         stats["parts"] = info
-    stats["height_proof"] = proof
     top = max(t.height for t in trees)
-    lower = min(proven, top)
+    lower = min(height if proof.get("proved") else lb, top)
     fraction = float(rate / bound.value)
     stats |= {
         "algbw_links": str(rate),
@@ -261,16 +260,15 @@ def pack_throughput(
         "rate_fraction": fraction,
         "rate_gap": 1.0 - fraction,
         "height_gap": top - lower,
-        "shares": [str(s) for s in shares],
+        "shares": [str(x) for x in shares],
         "trees": len(trees),
         "max_trees_per_root": max(sum(1 for t in trees if t.root == r) for r in rank_list),
         "wall_time": round(time.perf_counter() - start, 3),
     }
-    optimal = rate == bound.value and top == lower
     return TreePacking(
         spec,
         direction,
-        "optimal" if optimal else "feasible",
+        "optimal" if rate == bound.value and top == lower else "feasible",
         sets=(TreeSet(tuple(trees), lower),),
         lower_bound=lower,
         objective=top,
@@ -280,61 +278,28 @@ def pack_throughput(
     )
 
 
-def packing_rate(G: nx.MultiDiGraph, packing: TreePacking) -> Fraction:
-    """The algorithm bandwidth (links) a weighted packing reaches, exactly.
+def _search(
+    net: Network,
+    progress: Progress,
+    lb: int,
+    cap: int,
+    target: float,
+    optimum: float,
+    deadline: float,
+) -> tuple[int, bool, list[dict[str, Any]]]:
+    """Raise the height cap from ``lb`` until the LP rate reaches ``target`` (or gives up).
 
-    Each root sends its data over its trees in proportion to their shares; the rate is limited
-    by the most loaded arc: ``rho = min_a n * bandwidth(a) / (sum of shares on a)``, where the
-    shares of a root are first normalised to sum to 1. Shares are taken from
-    ``stats["shares"]`` when present (exact), else from ``Tree.share``.
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> G = build("mesh:3x3")
-    >>> packing_rate(G, pack_throughput(G))
-    Fraction(9, 4)
+    Gives up at ``cap``, at the deadline, or after three caps in a row that did not raise the
+    rate. Returns the last cap tried, whether it reached the target, and the rate per cap.
     """
-    trees = packing.trees
-    exact = packing.stats.get("shares")
-    shares = (
-        [Fraction(s) for s in exact]
-        if isinstance(exact, list) and len(exact) == len(trees)
-        else [exact_fraction(t.share) for t in trees]
-    )
-    total: dict[int, Fraction] = {}
-    for t, s in zip(trees, shares, strict=True):
-        total[t.root] = total.get(t.root, Fraction(0)) + s
-    load: dict[tuple[int, int, int], Fraction] = {}
-    for t, s in zip(trees, shares, strict=True):
-        for a in t.arcs:
-            load[a] = load.get(a, Fraction(0)) + s / total[t.root]
-    n = len(total)
-    return min(
-        n * exact_fraction(G.edges[a].get("bandwidth", 1.0)) / x for a, x in load.items() if x
-    )
-
-
-def rate_view(packing: TreePacking, rate: Fraction | float | None = None) -> TreeSet:
-    """The trees with each share rescaled to the fraction of a link's rate it uses.
-
-    At algorithm bandwidth ``rate`` (default ``stats["algbw_links"]``) a tree of data share
-    ``s`` sends ``s * rate / n`` link units, which is the share
-    :func:`supermesh.verify.trees.check_rates` expects (its test: per node pair, at most the
-    number of parallel arcs, each of bandwidth 1).
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> p = pack_throughput(build("mesh:3x3"))
-    >>> round(sum(t.share for t in rate_view(p).trees if t.root == 0), 6)  # 9/4 / 9
-    0.25
-    """
-    if rate is None:
-        rate = Fraction(str(packing.stats.get("algbw_links", "1")))
-    n = len({t.root for t in packing.trees})
-    scale = float(rate) / n
-    return TreeSet(
-        tuple(Tree(t.root, t.arcs, t.height, t.share * scale) for t in packing.trees),
-        packing.lower_bound,
-    )
+    n = len(net.ranks)
+    tradeoff: list[dict[str, Any]] = []
+    height, stale = lb, 0
+    while True:
+        before = progress.lam
+        reached = column_generation(net, height, target, progress, deadline=deadline)
+        tradeoff.append({"max_height": height, "rate_fraction": progress.lam * n / optimum})
+        stale = stale + 1 if progress.lam <= before * (1 + 1e-9) else 0
+        if reached or height >= cap or time.perf_counter() > deadline or stale >= 3:
+            return height, reached, tradeoff
+        height += 1

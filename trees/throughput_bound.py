@@ -259,5 +259,7 @@ def throughput_bound(
             {"collective": "allgather", "algbw_links": str(ag), **ag_cert},
         ],
         "combination": "1/rho = 1/rho_reducescatter + 1/rho_allgather",
+        "note": "optimal for AllReduce run as ReduceScatter then AllGather over all ranks; "
+        "AllReduce reducing into a few roots (pipelined trees, TTO) is not bound by it",
     }
     return RateBound(key, value, cert)

@@ -132,6 +132,17 @@ def exact_shares(
     (list of Tree, list of Fraction, Fraction)
         The trees (topology arcs, float shares), their exact shares (summing to 1 per root)
         and the exact rate in links.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> net = Network.build(build("mesh:3x3"), list(range(9)), "out", True)
+    >>> progress = Progress()
+    >>> column_generation(net, 4, 0.25, progress, deadline=float("inf"))
+    True
+    >>> trees, shares, rate = exact_shares(net, progress, 4)
+    >>> rate, sum(s for t, s in zip(trees, shares) if t.root == 4)
+    (Fraction(9, 4), Fraction(1, 1))
     """
     lam = progress.lam
     cols = [
@@ -197,6 +208,16 @@ def prove_height(
         ``proved`` (bool), ``height``, ``upper_bound_links`` (the best bound on ``n lambda`` at
         that cap), ``target_links``, ``rounds``, ``method``; ``reachable`` when exact pricing
         found trees that do reach the target at this cap (``progress_at_cap`` then holds them).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> net = Network.build(build("mesh:3x3"), list(range(9)), "out", True)
+    >>> progress = Progress()
+    >>> column_generation(net, 4, 0.25, progress, deadline=float("inf"))
+    True
+    >>> prove_height(net, progress, 3, 0.25, time_limit=5)["proved"]  # corners need 4
+    True
     """
     start = time.perf_counter()
     n = len(net.ranks)

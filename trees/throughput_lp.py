@@ -109,7 +109,15 @@ class Network:
     def build(
         cls, G: nx.MultiDiGraph, ranks: Sequence[int], direction: str, symmetry: bool
     ) -> Network:
-        """Index ``G`` for ``direction`` (``"in"`` reverses every arc) and find the orbits."""
+        """Index ``G`` for ``direction`` (``"in"`` reverses every arc) and find the orbits.
+
+        Examples
+        --------
+        >>> from supermesh.topologies import build
+        >>> net = Network.build(build("smbi:4x4"), list(range(16)), "out", True)
+        >>> net.order, net.reps, [net.root_orbit[r] for r in net.reps]
+        (8, [0, 1, 5], [4, 8, 4])
+        """
         nodes = sorted(int(v) for v in G.nodes)
         index = {v: i for i, v in enumerate(nodes)}
         topo = sorted((int(u), int(v), int(k)) for u, v, k in G.edges(keys=True))
@@ -193,6 +201,8 @@ class Progress:
     basic, tight : list
         The last optimal basis: basic variables (``-1`` for lambda, else a column index) and
         the rows whose slack is not basic (``("root", r)`` or ``("arc", orbit)``).
+    caps : dict
+        Per-representative height caps below the global one (``root_slack``).
     fixed, closed
         Diving state (:mod:`supermesh.trees.throughput_parts`): column ``j`` tied to the rate
         by ``w_j = fixed[j] * lambda``; roots in ``closed`` take no other trees.
@@ -208,6 +218,7 @@ class Progress:
     tight: list[tuple[str, int]] = field(default_factory=list)
     fixed: dict[int, float] = field(default_factory=dict)
     closed: set[int] = field(default_factory=set)
+    caps: dict[int, int] = field(default_factory=dict)
     keys: set[tuple[int, tuple[int, ...]]] = field(default_factory=set)
     last_labels: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
@@ -303,7 +314,10 @@ class _Master:
 
 
 def _seeds(net: Network, root: int, height: int, progress: Progress) -> list[list[int]]:
+    """Starting labellings for ``root``: BFS, and its last column's; none if no tree fits."""
     dist = bfs_labels(len(net.nodes), net.arcs, root)
+    if any(not (0 <= dist[v] <= height) for v in net.ranks):
+        return []  # some rank is farther than the cap (or unreachable): no tree at all
     bfs = [d if 0 <= d <= height else ABSENT for d in dist]
     seeds = [bfs]
     warm = progress.last_labels.get(root)
@@ -352,14 +366,28 @@ def column_generation(
     bool
         True if the rate reached ``target``; False when the heuristic pricing found no
         improving tree (or the time ran out) below it.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> net = Network.build(build("mesh:3x3"), list(range(9)), "out", True)
+    >>> progress = Progress()
+    >>> column_generation(net, 4, 0.25, progress, deadline=float("inf"))  # 9/4 links / 9
+    True
+    >>> round(progress.lam * 9, 9)
+    2.25
     """
     master = _Master(net, progress)
     n = len(net.nodes)
+    cap = {r: min(height, progress.caps.get(r, height)) for r in net.reps}
     if not progress.columns:
         for r in net.reps:
-            seed = _seeds(net, r, height, progress)[0]
+            seeds = _seeds(net, r, cap[r], progress)
+            if not seeds:
+                continue
+            seed = seeds[0]
             tree = label_search(
-                Pricing(n, net.arcs, [0.0] * len(net.arcs)), r, height, seed, net.relay
+                Pricing(n, net.arcs, [0.0] * len(net.arcs)), r, cap[r], seed, net.relay
             )
             _add(progress, master, Column(r, tree.arcs, tree.height, tree.labels))
     for _ in range(max_iterations):
@@ -374,8 +402,8 @@ def column_generation(
             if r in progress.closed:
                 continue
             threshold = progress.mu[r] - _TOL * max(1.0, progress.mu[r])
-            for seed in _seeds(net, r, height, progress):
-                tree = label_search(pricing, r, height, seed, net.relay)
+            for seed in _seeds(net, r, cap[r], progress):
+                tree = label_search(pricing, r, cap[r], seed, net.relay)
                 if tree.cost < threshold:
                     col = Column(r, tree.arcs, tree.height, tree.labels)
                     if _add(progress, master, col):
@@ -404,6 +432,16 @@ def height_upper_bound(
     (float, bool, list of PricedTree)
         The bound, whether every pricing proved optimality, and the improving trees met (add
         them as columns and re-solve to tighten the bound).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> net = Network.build(build("mesh:3x3"), list(range(9)), "out", True)
+    >>> progress = Progress()
+    >>> column_generation(net, 4, 0.25, progress, deadline=float("inf"))
+    True
+    >>> height_upper_bound(net, 3, progress, time_limit=5)[0]  # a corner is 4 hops away
+    0.0
     """
     n = len(net.nodes)
     pricing = Pricing(n, net.arcs, progress.prices)

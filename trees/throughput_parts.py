@@ -71,7 +71,15 @@ def natural_parts(net: Network, optimum: Fraction) -> int:
 
 
 def fits(net: Network, parts: int) -> bool:
-    """Whether ``parts`` splits evenly over every root orbit (a symmetric choice needs it)."""
+    """Whether ``parts`` splits evenly over every root orbit (a symmetric choice needs it).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> net = Network.build(build("smbi:4x4"), list(range(16)), "out", True)
+    >>> fits(net, 1), fits(net, 2)  # the corners' orbit has 4 of the group's 8 maps
+    (False, True)
+    """
     return all(Fraction(parts * net.root_orbit[r], net.order).denominator == 1 for r in net.reps)
 
 
@@ -79,6 +87,18 @@ def unfold(net: Network, plain: Network, progress: Progress) -> Progress:
     """The column pool of a symmetric solve, as columns (every image) of a plain network.
 
     ``plain`` is the same topology built without symmetry (same node and arc indices).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> G = build("mesh:3x3")
+    >>> net = Network.build(G, list(range(9)), "out", True)
+    >>> progress = Progress()
+    >>> column_generation(net, 4, 0.25, progress, deadline=float("inf"))
+    True
+    >>> len(progress.columns), len(unfold(net, Network.build(G, list(range(9)), "out", False),
+    ...                                   progress).columns)
+    (3, 16)
     """
     out = Progress()
     for col in progress.columns:
@@ -94,6 +114,9 @@ def unfold(net: Network, plain: Network, progress: Progress) -> Progress:
                 out.keys.add(key)
                 out.columns.append(image)
                 out.last_labels[image.root] = image.labels
+    for r, cap in progress.caps.items():
+        for g in net.group:
+            out.caps[g[r]] = cap
     if plain.order != 1:
         raise ValueError("unfold needs a network built without symmetry")
     return out
@@ -126,6 +149,17 @@ def dive_parts(
     list of (Column, int)
         Columns at representatives and their multiplicities (``K |orbit(r)| / |group|`` per
         representative ``r``).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> net = Network.build(build("mesh:3x3"), list(range(9)), "out", True)
+    >>> progress = Progress()
+    >>> column_generation(net, 4, 0.25, progress, deadline=float("inf"))
+    True
+    >>> choice = dive_parts(net, progress, 4, 4, deadline=float("inf"))
+    >>> sum(m for _, m in choice), expand_parts(net, choice, 4)[1]  # 9 ranks x 4 / 16 = 9/4
+    (4, Fraction(16, 1))
     """
     need = {r: int(Fraction(parts * net.root_orbit[r], net.order)) for r in net.reps}
     work = Progress()
@@ -134,6 +168,7 @@ def dive_parts(
             work.columns.append(col)
             work.keys.add((col.root, col.arcs))
     work.last_labels = {r: v for r, v in progress.last_labels.items() if max(v) <= height}
+    work.caps = dict(progress.caps)
     count: dict[int, int] = {}
     left = dict(need)
     column_generation(net, height, float("inf"), work, deadline=deadline)
@@ -170,6 +205,14 @@ def expand_parts(net: Network, choice: Choice, parts: int) -> tuple[list[Tree], 
     (list of Tree, Fraction)
         The trees and the load ``L``: trees per unit of bandwidth on the most loaded arc
         (the rate is ``n K / L`` links).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> net = Network.build(build("mesh:3x3"), list(range(9)), "out", True)
+    >>> col = Column(4, (), 0, ())  # a tree with no arcs, only to show the images
+    >>> len(expand_parts(net, [(col, 1)], 8)[0])  # the centre is fixed by all 8 maps
+    8
     """
     trees: list[Tree] = []
     load: dict[int, int] = {}
@@ -228,6 +271,18 @@ def split_parts(
     ------
     SpecError
         A part count that is not a positive integer or ``"auto"``.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> G = build("mesh:3x3")
+    >>> net = Network.build(G, list(range(9)), "out", True)
+    >>> progress = Progress()
+    >>> column_generation(net, 4, 0.25, progress, deadline=float("inf"))
+    True
+    >>> trees, info = split_parts(G, net, progress, 4, "auto", Fraction(9, 4), time_limit=10)
+    >>> info["parts"], info["algbw_links"], len(trees)  # 4 trees per rank, 16 on any arc
+    (4, '9/4', 36)
     """
     if parts == "auto":
         base = natural_parts(net, optimum)
@@ -258,7 +313,14 @@ def split_parts(
         remaining = time_limit - (time.perf_counter() - start)
         if load > lower and remaining > 1:
             polished = polish_parts(
-                work_net, height, count, optimum, choice, time_limit=remaining, workers=workers
+                work_net,
+                height,
+                count,
+                optimum,
+                choice,
+                caps=work.caps,
+                time_limit=remaining,
+                workers=workers,
             )
             if polished is not None and polished[1] < load:
                 choice = [(col, 1) for col in polished[0]]

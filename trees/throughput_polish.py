@@ -13,7 +13,7 @@ the optimal rate exactly.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -70,6 +70,24 @@ def _slot(
     return chosen
 
 
+def _prune(net: Network, arcs: list[int]) -> tuple[int, ...]:
+    """Drop relays left as leaves (their arcs carry data nobody needs)."""
+    kids = [0] * len(net.nodes)
+    into = {}
+    for a in arcs:
+        u, v = net.arcs[a]
+        kids[u] += 1
+        into[v] = a
+    leaves = [v for v in into if net.relay[v] and kids[v] == 0]
+    while leaves:
+        v = leaves.pop()
+        u = net.arcs[into.pop(v)][0]
+        kids[u] -= 1
+        if u in into and net.relay[u] and kids[u] == 0:
+            leaves.append(u)
+    return tuple(sorted(into.values()))
+
+
 def polish_parts(
     net: Network,
     height: int,
@@ -77,6 +95,7 @@ def polish_parts(
     optimum: Fraction,
     hint: Sequence[tuple[Column, int]],
     *,
+    caps: Mapping[int, int] | None = None,
     time_limit: float,
     workers: int = 1,
     seed: int = 0,
@@ -95,6 +114,8 @@ def polish_parts(
         The cut bound (links).
     hint : sequence of (Column, int)
         A starting choice (columns at representatives with multiplicities).
+    caps : mapping, optional
+        Per-representative height caps below ``height``.
     time_limit : float
     workers, seed : int
 
@@ -113,25 +134,27 @@ def polish_parts(
         need = int(Fraction(parts * net.root_orbit[r], net.order))
         mine = given.get(r, [])
         slots += [(r, mine[i] if i < len(mine) else None) for i in range(need)]
-    caps: dict[int, Fraction] = {}
+    bandwidth: dict[int, Fraction] = {}
     for a, o in enumerate(net.arc_orbit):
-        caps.setdefault(o, net.cap_exact[a])
-    scale = math.lcm(*(c.denominator for c in caps.values()))
+        bandwidth.setdefault(o, net.cap_exact[a])
+    scale = math.lcm(*(c.denominator for c in bandwidth.values()))
     lower = Fraction(n * parts) / optimum
     model = cp_model.CpModel()
-    top = math.ceil(n * parts / min(caps.values())) * scale
+    top = math.ceil(n * parts / min(bandwidth.values())) * scale
     load = model.new_int_var(math.ceil(lower * scale), max(top, math.ceil(lower * scale)), "L")
     terms: dict[int, list[tuple[Any, int]]] = {}
     chosen = []
     for r, start in slots:
-        x = _slot(model, net, r, height, start)
+        x = _slot(model, net, r, min(height, (caps or {}).get(r, height)), start)
         chosen.append(x)
         for a, lit in x.items():
             o = net.arc_orbit[a]
             terms.setdefault(o, []).append((lit, net.order // net.orbit_size[o]))
     for o, row in terms.items():
         # trees on an arc of o <= L * cap  (L = load / scale)
-        model.add(sum(c * lit for lit, c in row) * scale * scale <= load * int(caps[o] * scale))
+        model.add(
+            sum(c * lit for lit, c in row) * scale * scale <= load * int(bandwidth[o] * scale)
+        )
     model.minimize(load)
     solver = new_solver(time_limit=time_limit, workers=workers, seed=seed)
     status = solver.solve(model)
@@ -139,7 +162,7 @@ def polish_parts(
         return None
     columns = []
     for (r, _), x in zip(slots, chosen, strict=True):
-        arcs = tuple(sorted(a for a, lit in x.items() if solver.value(lit)))
+        arcs = _prune(net, [a for a, lit in x.items() if solver.value(lit)])
         labels = [ABSENT] * len(net.nodes)
         labels[r] = 0
         parent = {net.arcs[a][1]: net.arcs[a][0] for a in arcs}

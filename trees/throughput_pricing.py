@@ -208,12 +208,14 @@ def label_search(
                 changed = True
         if not changed:
             break
-    return _extract(p, root, lab)
+    return _extract(p, root, lab, relay)
 
 
-def _extract(p: Pricing, root: int, lab: list[int]) -> PricedTree:
-    chosen = []
-    total = 0.0
+def _extract(
+    p: Pricing, root: int, lab: list[int], relay: Sequence[bool] | None = None
+) -> PricedTree:
+    """The cheapest tree for the labels; relays left as leaves are dropped (they carry nothing)."""
+    parent: dict[int, tuple[float, int, int]] = {}
     for v in range(p.n):
         if v == root or lab[v] <= 0:
             continue
@@ -223,9 +225,22 @@ def _extract(p: Pricing, root: int, lab: list[int]) -> PricedTree:
         )
         if best is None:
             raise ValueError(f"label {lab[v]} of node {v} has no parent one level up")
-        chosen.append(best[2])
-        total += best[0]
-    return PricedTree(tuple(sorted(chosen)), total, max(lab), tuple(lab))
+        parent[v] = best
+    if relay is not None:
+        kids = [0] * p.n
+        for _, u, _ in parent.values():
+            kids[u] += 1
+        leaves = [v for v in parent if relay[v] and kids[v] == 0]
+        while leaves:
+            v = leaves.pop()
+            u = parent.pop(v)[1]
+            lab[v] = ABSENT
+            kids[u] -= 1
+            if u != root and relay[u] and kids[u] == 0:
+                leaves.append(u)
+    arcs = tuple(sorted(i for _, _, i in parent.values()))
+    total = sum(c for c, _, _ in parent.values())
+    return PricedTree(arcs, total, max(lab), tuple(lab))
 
 
 def exact_price(
@@ -320,5 +335,5 @@ def exact_price(
     for v in range(n):
         if solver.value(present[v]):
             lab[v] = int(solver.value(depth[v]))
-    tree = _extract(p, root, lab)
+    tree = _extract(p, root, lab, relay)
     return tree, float(solver.best_objective_bound) / _SCALE, status == cp_model.OPTIMAL

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import random
 from collections.abc import Sequence
 
 import networkx as nx
@@ -42,7 +43,9 @@ Job = tuple[int, int]  # (tree index, node whose parent arc carries the transfer
 _ROUNDS = 10  # rounds list-scheduled to find a steady-state FIFO order
 
 
-def fifo_slots(trees: Sequence[OrientedTree], kind: str, *, rounds: int = 1) -> dict[Job, int]:
+def fifo_slots(
+    trees: Sequence[OrientedTree], kind: str, *, rounds: int = 1, tries: int = 32, seed: int = 0
+) -> dict[Job, int]:
     """Each link's order of transfers, from a list schedule of ``rounds`` rounds.
 
     Time runs in slots of one chunk. In every slot each link sends one ready transfer of its
@@ -51,7 +54,9 @@ def fifo_slots(trees: Sequence[OrientedTree], kind: str, *, rounds: int = 1) -> 
     round once it has sent every transfer of this one (the FIFO discipline between chunks). A
     transfer is ready the slot after its data is complete (AllGather: the parent sent it;
     ReduceScatter: every child did). The order the links used in round ``rounds - 2`` (the
-    steady state when there are several rounds; the only round otherwise) is returned.
+    steady state when there are several rounds; the only round otherwise) is returned. With a
+    single round, where the length of that one schedule is the whole collective, ``tries``
+    schedules that break ties at random (seeded) are tried too and the shortest is kept.
 
     Parameters
     ----------
@@ -61,6 +66,10 @@ def fifo_slots(trees: Sequence[OrientedTree], kind: str, *, rounds: int = 1) -> 
         AllGather / broadcast (down the trees) or ReduceScatter / reduce (up the trees).
     rounds : int
         Rounds to schedule (use the number of chunks per tree, at most about 10).
+    tries : int
+        Random tie-breaks tried when ``rounds == 1``.
+    seed : int
+        Seed of those tie-breaks.
 
     Returns
     -------
@@ -78,16 +87,32 @@ def fifo_slots(trees: Sequence[OrientedTree], kind: str, *, rounds: int = 1) -> 
     if kind not in ("forward", "reduce"):
         raise SpecError(f"kind {kind!r} is not 'forward' or 'reduce'")
     rounds = max(1, int(rounds))
-    keep = max(0, rounds - 2)
-    prio: dict[Job, int] = {}
-    need: dict[Job, int] = {}
-    on_arc: dict[tuple[int, int, int], int] = {}
+    prio: dict[Job, tuple[float, ...]] = {}
     for ti, t in enumerate(trees):
         below: dict[int, int] = {}
         for v in sorted(t.depth, key=lambda x: -t.depth[x]):
             below[v] = max((below[c] + 1 for c in t.children.get(v, ())), default=0)
+        for v in t.parent:
+            prio[(ti, v)] = (-(below[v] if kind == "forward" else t.depth[v]),)
+    best_order, best_length = _list_schedule(trees, kind, rounds, prio)
+    rng = random.Random(seed)
+    for _ in range(tries if rounds == 1 else 0):
+        noisy = {job: (*key, rng.random()) for job, key in prio.items()}
+        order, length = _list_schedule(trees, kind, rounds, noisy)
+        if length < best_length:
+            best_order, best_length = order, length
+    return best_order
+
+
+def _list_schedule(
+    trees: Sequence[OrientedTree], kind: str, rounds: int, prio: dict[Job, tuple[float, ...]]
+) -> tuple[dict[Job, int], int]:
+    """One list schedule (see :func:`fifo_slots`): the kept round's order and the length."""
+    keep = max(0, rounds - 2)
+    need: dict[Job, int] = {}
+    on_arc: dict[tuple[int, int, int], int] = {}
+    for ti, t in enumerate(trees):
         for v, arc in t.parent.items():
-            prio[(ti, v)] = below[v] if kind == "forward" else t.depth[v]
             if kind == "forward":
                 need[(ti, v)] = 1 if arc[0] != t.root else 0
             else:
@@ -98,7 +123,9 @@ def fifo_slots(trees: Sequence[OrientedTree], kind: str, *, rounds: int = 1) -> 
     heapq.heapify(pending)
     current = dict.fromkeys(on_arc, 0)
     todo = dict(on_arc)
-    queues: dict[tuple[int, int, int], list[tuple[int, int, int]]] = {a: [] for a in on_arc}
+    queues: dict[tuple[int, int, int], list[tuple[tuple[float, ...], int, int]]] = {
+        a: [] for a in on_arc
+    }
     later: dict[tuple[tuple[int, int, int], int], list[Job]] = {}
     order: dict[Job, int] = {}
     sent: dict[tuple[int, int, int], int] = dict.fromkeys(on_arc, 0)
@@ -110,7 +137,7 @@ def fifo_slots(trees: Sequence[OrientedTree], kind: str, *, rounds: int = 1) -> 
             _, ti, v, c = heapq.heappop(pending)
             arc = trees[ti].parent[v]
             if c == current[arc]:
-                heapq.heappush(queues[arc], (-prio[(ti, v)], ti, v))
+                heapq.heappush(queues[arc], (prio[(ti, v)], ti, v))
             else:
                 later.setdefault((arc, c), []).append((ti, v))
         finished = []
@@ -129,7 +156,7 @@ def fifo_slots(trees: Sequence[OrientedTree], kind: str, *, rounds: int = 1) -> 
                 current[arc] = c + 1
                 todo[arc] = on_arc[arc]
                 for job in later.pop((arc, c + 1), []):
-                    heapq.heappush(queue, (-prio[job], *job))
+                    heapq.heappush(queue, (prio[job], *job))
         if not finished and not pending:
             raise TopologyError("the trees' dependencies never let some transfer start")
         for ti, v, c in finished:
@@ -144,7 +171,7 @@ def fifo_slots(trees: Sequence[OrientedTree], kind: str, *, rounds: int = 1) -> 
                     if left[(ti, u, c)] == 0:
                         heapq.heappush(pending, (now + 1, ti, u, c))
         now += 1
-    return order
+    return order, now
 
 
 def _trees(packing: TreePacking | Sequence[Tree], direction: str) -> list[OrientedTree]:

@@ -90,6 +90,50 @@ def _count_text(b: CountBound, distinct: bool) -> str:
     return head + proof + _steiner_note(b.exact)
 
 
+def _cut_text(cert: dict[str, Any], collective: str) -> str:
+    leaving = cert["direction"] == "leaving"
+    n, outside = cert["ranks"], cert["ranks_outside"]
+    need = (
+        f"its contributions to the {outside} of {n} shards owned outside it must leave it"
+        if leaving
+        else f"the {outside} of {n} shards owned outside it must enter it"
+    )
+    return (
+        f"{collective}: the set {_nodes(cert['set'])} is {'left' if leaving else 'entered'} by "
+        f"{cert['arcs']} arcs of total bandwidth {cert['bandwidth']} and {need}, so "
+        f"T >= ({outside}/{n}) M / {cert['bandwidth']}."
+    )
+
+
+def _collective_bound(G: Any, spec: str, collective: str, as_json: bool) -> None:
+    from supermesh.trees.throughput_bound import throughput_bound
+
+    result = throughput_bound(G, collective)
+    doc: dict[str, Any] = {"topology": G.graph.get("spec", spec)} | result.to_json()
+    if as_json:
+        emit_json(doc)
+        return
+    value = result.value
+    what = {
+        "allgather": "an AllGather",
+        "reducescatter": "a ReduceScatter",
+        "allreduce": "an AllReduce run as ReduceScatter then AllGather",
+    }[collective]
+    console = stdout_console()
+    console.print(
+        f"{G.graph.get('name', G.graph.get('spec'))}: {what} of M bytes takes "
+        f"T >= M / ({value} link bandwidths) = M / {float(value):.4g} (algorithm bandwidth "
+        "in units of one link; every chiplet a rank)."
+    )
+    phases = result.certificate.get("phases")
+    if phases:
+        for cert in phases:
+            console.print(f"Proof, {_cut_text(cert, cert['collective'])}")
+        console.print("AllReduce as ReduceScatter then AllGather: 1/rho = 1/rho_RS + 1/rho_AG.")
+    else:
+        console.print(f"Proof, {_cut_text(result.certificate, collective)}")
+
+
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
 @click.option("--roots", "roots_text", default="corners", show_default=True, help=_ROOTS_HELP)
@@ -103,15 +147,47 @@ def _count_text(b: CountBound, distinct: bool) -> str:
 @click.option(
     "--distinct", is_flag=True, help="With --roots free: each node roots at most one tree."
 )
+@click.option(
+    "--collective",
+    type=click.Choice(["allgather", "reducescatter", "allreduce"]),
+    default=None,
+    help="Instead of tree counts: the optimal algorithm bandwidth of this collective (every "
+    "chiplet a rank; AllReduce as ReduceScatter then AllGather) and the cut that proves it.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as one JSON document.")
-def bound(spec: str, roots_text: str, direction: str, distinct: bool, as_json: bool) -> None:
+@click.pass_context
+def bound(
+    ctx: click.Context,
+    spec: str,
+    roots_text: str,
+    direction: str,
+    distinct: bool,
+    collective: str | None,
+    as_json: bool,
+) -> None:
     """Decide how many arc-disjoint spanning trees SPEC supports, with a checkable proof.
 
     With a root list: do trees with exactly these roots exist (if not, a node set entered by too
     few arcs proves it)? With --roots free: the maximum number of trees and the subpartition
-    proving one more is impossible. Exit status 0 whenever the answer is computed.
+    proving one more is impossible. With --collective: the best possible algorithm bandwidth of
+    that collective, exactly, and the node set whose cut proves it. Exit status 0 whenever the
+    answer is computed.
     """
     G = load_spec(spec)
+    if collective is not None:
+        given = [
+            f"--{name}"
+            for name in ("roots", "direction", "distinct")
+            if ctx.get_parameter_source(name if name != "roots" else "roots_text")
+            == click.core.ParameterSource.COMMANDLINE
+        ]
+        if given:
+            raise SpecError(
+                f"--collective does not take {', '.join(given)}",
+                hint="the collective fixes the roots (every chiplet) and the direction",
+            )
+        _collective_bound(G, spec, collective, as_json)
+        return
     text = roots_text.strip().lower()
     doc: dict[str, Any] = {"topology": G.graph.get("spec", spec)}
     if text == "free":

@@ -1,0 +1,295 @@
+"""Throughput-optimal RS/AG: the exact cut bound and weighted packings, checked independently.
+
+Every check recounts from the topology: the bound against the brief's numbers and a brute force
+over node sets, the certificate by counting arcs, the packings by recomputing arc loads in
+rational arithmetic, spanning and heights by ``supermesh.verify``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import defaultdict, deque
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from supermesh.cli import main
+from supermesh.errors import SpecError
+from supermesh.sim import get_preset, run_program
+from supermesh.sim.collectives import tree_program
+from supermesh.testing.strategies import topology_specs
+from supermesh.topologies import build, compute_nodes
+from supermesh.trees.throughput import (
+    choose_parts,
+    pack_throughput,
+    rate_view,
+    throughput_bound,
+)
+from supermesh.trees.throughput_lp import Network, Progress, column_generation, height_upper_bound
+from supermesh.trees.throughput_pricing import Pricing, bfs_labels, exact_price, label_search
+from supermesh.trees.throughput_program import packing_program, simulate_packing
+from supermesh.trees.throughput_symmetry import grid_automorphisms
+from supermesh.verify import check_packing, check_rates, check_tree
+
+
+def bw(G, arc) -> Fraction:
+    return Fraction(str(G.edges[arc].get("bandwidth", 1.0)))
+
+
+def crossing(G, inside: set[int], leaving: bool = False) -> tuple[int, Fraction]:
+    """Arcs (and their bandwidth) entering ``inside`` (or leaving it), counted by hand."""
+    if leaving:
+        arcs = [a for a in G.edges(keys=True) if a[0] in inside and a[1] not in inside]
+    else:
+        arcs = [a for a in G.edges(keys=True) if a[1] in inside and a[0] not in inside]
+    return len(arcs), sum((bw(G, a) for a in arcs), Fraction(0))
+
+
+def brute_force(G, leaving: bool = False) -> Fraction:
+    """min over node sets S holding a rank and missing one of n B(S) / |ranks outside S|."""
+    ranks = set(compute_nodes(G))
+    nodes = sorted(G.nodes)
+    best = None
+    for size in range(1, len(nodes)):
+        for combo in itertools.combinations(nodes, size):
+            S = set(combo)
+            if not S & ranks or ranks <= S:
+                continue
+            value = len(ranks) * crossing(G, S, leaving)[1] / len(ranks - S)
+            best = value if best is None else min(best, value)
+    assert best is not None
+    return best
+
+
+def depths(tree, direction: str) -> dict[int, int]:
+    """Depth of every node of a tree by BFS over its own arcs (parent -> child)."""
+    children = defaultdict(list)
+    for u, v, _ in tree.arcs:
+        p, c = (u, v) if direction == "out" else (v, u)
+        children[p].append(c)
+    depth = {tree.root: 0}
+    queue = deque([tree.root])
+    while queue:
+        p = queue.popleft()
+        for c in children[p]:
+            depth[c] = depth[p] + 1
+            queue.append(c)
+    return depth
+
+
+def loads_rate(G, trees, shares) -> Fraction:
+    """Algorithm bandwidth (links) of shares of each root's data: n min_a bw(a) / load(a)."""
+    total = defaultdict(Fraction)
+    for t, s in zip(trees, shares, strict=True):
+        total[t.root] += s
+    load = defaultdict(Fraction)
+    for t, s in zip(trees, shares, strict=True):
+        for a in t.arcs:
+            load[a] += s / total[t.root]
+    n = len(total)
+    return min(n * bw(G, a) / x for a, x in load.items())
+
+
+# ---------------------------------------------------------------- the bound
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("mesh:4x4", Fraction(32, 15)),
+        ("smbi:4x4", Fraction(64, 15)),
+        ("smalter:4x4", Fraction(64, 15)),
+        ("smbi:8x8", Fraction(256, 63)),
+    ],
+)
+def test_bound_is_the_briefs_number_exactly(spec, expected):
+    G = build(spec)
+    for collective in ("allgather", "reducescatter"):
+        b = throughput_bound(G, collective)
+        assert b.value == expected
+        # the certificate re-checked by counting arcs by hand
+        cert = b.certificate
+        inside = set(cert["set"])
+        arcs, bandwidth = crossing(G, inside, leaving=collective == "reducescatter")
+        assert (arcs, str(bandwidth)) == (cert["arcs"], cert["bandwidth"])
+        outside = len(set(compute_nodes(G)) - inside)
+        assert cert["ranks_outside"] == outside
+        assert Fraction(len(compute_nodes(G))) * bandwidth / outside == expected
+    assert f"{float(throughput_bound(build('smbi:8x8')).value):.2f}" == "4.06"
+
+
+def test_allreduce_is_reducescatter_then_allgather():
+    G = build("smbi:4x4")
+    b = throughput_bound(G, "allreduce")
+    assert b.value == Fraction(32, 15)  # 1 / (15/64 + 15/64)
+    assert [p["collective"] for p in b.certificate["phases"]] == ["reducescatter", "allgather"]
+    with pytest.raises(SpecError):
+        throughput_bound(G, "broadcast")
+
+
+@pytest.mark.parametrize("spec", ["mesh:2x3", "smbi:3x3", "smuni:3x3", "mesh:2x2,memory=south"])
+def test_bound_equals_brute_force_over_every_node_set(spec):
+    G = build(spec)
+    assert throughput_bound(G, "allgather").value == brute_force(G)
+    assert throughput_bound(G, "reducescatter").value == brute_force(G, leaving=True)
+
+
+# ---------------------------------------------------------------- weighted packings
+def check_weighted(G, p, direction="out"):
+    """Spanning, heights, shares summing to 1, exact rate == bound, rate disjointness."""
+    trees = p.trees
+    for t in trees:
+        assert check_tree(G, t, direction=direction) == []
+        assert max(depths(t, direction).values()) == t.height <= p.objective
+    shares = [Fraction(s) for s in p.stats["shares"]]
+    per_root = defaultdict(Fraction)
+    for t, s in zip(trees, shares, strict=True):
+        per_root[t.root] += s
+    assert set(per_root) == set(compute_nodes(G))
+    assert all(v == 1 for v in per_root.values())
+    rate = loads_rate(G, trees, shares)
+    assert str(rate) == p.stats["algbw_links"]
+    assert check_rates(G, rate_view(p)) == []  # shares as fractions of a link's rate
+    return rate
+
+
+@pytest.mark.parametrize(
+    ("spec", "diameter"), [("mesh:3x3", 4), ("mesh:4x4", 6), ("smbi:4x4", 6), ("smalter:4x4", 6)]
+)
+def test_packing_reaches_the_bound_at_the_diameter(spec, diameter):
+    G = build(spec)
+    p = pack_throughput(G)
+    assert p.status == "optimal"
+    assert p.objective == p.lower_bound == diameter  # every rank roots a tree: height >= diam
+    assert check_weighted(G, p) == throughput_bound(G).value
+
+
+def test_reducescatter_in_trees_and_no_symmetry_agree():
+    G = build("smbi:3x3")
+    p_in = pack_throughput(G, direction="in")
+    p_plain = pack_throughput(G, symmetry=False)
+    assert p_in.direction == "in"
+    assert p_in.status == p_plain.status == "optimal"
+    assert check_weighted(G, p_in, "in") == check_weighted(G, p_plain) == Fraction(9, 2)
+
+
+def test_equal_parts_reach_the_bound_with_whole_trees():
+    G = build("smbi:4x4")
+    p = pack_throughput(G, parts="auto")
+    k = p.stats["parts"]["parts"]
+    assert k == 4  # rho* / n = 4/15: 4 trees per rank, at most 15 on any arc
+    per_root = defaultdict(int)
+    load = defaultdict(int)
+    for t in p.trees:
+        per_root[t.root] += 1
+        assert t.share == 0.25
+        for a in t.arcs:
+            load[a] += 1
+    assert set(per_root.values()) == {4}
+    assert max(load.values()) == 15
+    assert check_weighted(G, p) == Fraction(64, 15)
+    assert p.status == "optimal"
+
+
+def test_height_knobs():
+    G = build("smalter:4x4")
+    low = pack_throughput(G, max_height=5)  # below the diameter: no tree from a corner fits
+    assert low.status == "infeasible"
+    assert low.certificate["distance"] == 6
+    assert check_packing(G, low) == []  # the verifier re-checks the eccentricity certificate
+    slack = pack_throughput(G, root_slack=0)  # every tree as low as its root allows
+    assert slack.status == "feasible"
+    assert 0 < slack.stats["rate_fraction"] < 1
+    for t in slack.trees:
+        ecc = max(depths(t, "out")[v] for v in compute_nodes(G))
+        assert t.height == ecc  # a tree spanning the ranks can be no lower
+    with pytest.raises(SpecError):
+        pack_throughput(G, min_rate_fraction=0)
+
+
+@settings(max_examples=12)
+@given(topology_specs(families=["mesh", "smbi", "smalter", "smuni", "torus"], max_side=4))
+def test_packing_never_beats_the_bound_and_reaches_it(spec):
+    G = build(spec)
+    p = pack_throughput(G, time_limit=30)
+    rate = check_weighted(G, p)
+    bound = throughput_bound(G).value
+    assert rate <= bound
+    if len(compute_nodes(G)) == G.number_of_nodes():  # no relays: ForestColl's theorem
+        assert rate == bound
+
+
+def test_lp_duality_bound_is_weak_duality_and_sees_eccentricity():
+    G = build("smbi:4x4")
+    net = Network.build(G, list(range(16)), "out", True)
+    progress = Progress()
+    target = float(Fraction(64, 15)) / 16
+    assert column_generation(net, 6, target, progress, deadline=float("inf"))
+    ub, proved, _ = height_upper_bound(net, 6, progress, time_limit=20)
+    assert proved
+    assert ub >= target * (1 - 1e-6)  # no bound below a rate the LP reaches
+    assert height_upper_bound(net, 5, progress, time_limit=5)[0] == 0  # corners need 6
+
+
+@settings(max_examples=10)
+@given(st.lists(st.floats(0, 1), min_size=24, max_size=24), st.integers(0, 8))
+def test_exact_pricing_never_above_the_heuristic(prices, root):
+    G = build("mesh:3x3")
+    net = Network.build(G, list(range(9)), "out", False)
+    pricing = Pricing(9, net.arcs, prices)
+    dist = bfs_labels(9, net.arcs, root)
+    for height in (4, 5):
+        heuristic = label_search(pricing, root, height, dist, net.relay)
+        tree, bound, proved = exact_price(pricing, root, height, dist, net.relay)
+        assert proved
+        assert tree is not None
+        assert bound <= tree.cost + 1e-9
+        assert tree.cost <= heuristic.cost + 1e-6
+        assert len(tree.arcs) == 8
+        assert tree.height <= height
+
+
+# ---------------------------------------------------------------- simulation
+def test_program_with_depth_order_is_the_simulators_program():
+    G = build("smbi:4x4")
+    p = pack_throughput(G, parts=4)
+    params = get_preset("booksim")
+    for collective in ("allgather", "reducescatter"):
+        ours = run_program(packing_program(G, p, collective, 1 << 22, params, order="depth"))
+        ref = run_program(tree_program(G, p, collective, 1 << 22, params))
+        assert ours.end == ref.end
+
+
+def test_scheduled_fifo_runs_at_the_bound():
+    G = build("smalter:4x4")
+    p = pack_throughput(G, parts=4)
+    params = get_preset("booksim")
+    rounds = 30  # chunks per tree
+    r = simulate_packing(G, p, "allgather", 16 * 4 * rounds * params.chunk_bytes, params=params)
+    busy = rounds * 15 * params.chunk_period()  # 15 trees on the busiest arcs, back to back
+    assert busy <= r.time <= busy + 8 * params.chunk_period()
+
+
+def test_choose_parts():
+    assert choose_parts(Fraction(256, 63), 64, 1 << 20) == 2
+    assert choose_parts(Fraction(64, 15), 16, 512 << 20) == 4
+
+
+def test_grid_automorphisms():
+    assert len(grid_automorphisms(build("smbi:5x5"))) == 8
+    assert len(grid_automorphisms(build("smalter:5x5"))) == 4  # rotations only
+    assert len(grid_automorphisms(build("mesh:3x4"))) == 4
+
+
+# ---------------------------------------------------------------- CLI
+def test_cli_bound_collective(capsys):
+    main(["bound", "smbi:4x4", "--collective", "allgather", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["algbw_links"]["fraction"] == "64/15"
+    assert doc["algbw_links"]["float"] == pytest.approx(64 / 15)
+    inside = set(doc["certificate"]["set"])
+    assert crossing(build("smbi:4x4"), inside)[0] == doc["certificate"]["arcs"]
+    with pytest.raises(SystemExit) as exc:
+        main(["bound", "smbi:4x4", "--collective", "allgather", "--roots", "0"])
+    assert exc.value.code == 2

@@ -1,0 +1,141 @@
+"""Exact checks and helpers for weighted packings: the rate they reach, the rate view, parts.
+
+Independent of how a packing was made: :func:`packing_rate` recounts, in rational arithmetic,
+the load every arc carries; :func:`rate_view` rewrites shares as fractions of a link's rate
+(the form :func:`supermesh.verify.trees.check_rates` checks); :func:`choose_parts` picks how many
+equal parts suit a collective size (every tree costs whole chunks).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from fractions import Fraction
+
+import networkx as nx
+
+from supermesh.errors import SpecError
+from supermesh.trees.model import Tree, TreePacking, TreeSet
+from supermesh.trees.throughput_bound import exact_fraction
+
+__all__ = ["choose_parts", "packing_rate", "rate_view"]
+
+
+def packing_rate(G: nx.MultiDiGraph, packing: TreePacking) -> Fraction:
+    """The algorithm bandwidth (links) a weighted packing reaches, exactly.
+
+    Each root sends its data over its trees in proportion to their shares; the rate is limited
+    by the most loaded arc: ``rho = min_a n * bandwidth(a) / (sum of shares on a)``, where the
+    shares of a root are first normalised to sum to 1. Shares are taken from
+    ``stats["shares"]`` when present (exact), else from ``Tree.share``.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.throughput import pack_throughput
+    >>> G = build("mesh:3x3")
+    >>> packing_rate(G, pack_throughput(G))
+    Fraction(9, 4)
+    """
+    trees = packing.trees
+    exact = packing.stats.get("shares")
+    shares = (
+        [Fraction(s) for s in exact]
+        if isinstance(exact, list) and len(exact) == len(trees)
+        else [exact_fraction(t.share) for t in trees]
+    )
+    total: dict[int, Fraction] = {}
+    for t, s in zip(trees, shares, strict=True):
+        total[t.root] = total.get(t.root, Fraction(0)) + s
+    load: dict[tuple[int, int, int], Fraction] = {}
+    for t, s in zip(trees, shares, strict=True):
+        for a in t.arcs:
+            load[a] = load.get(a, Fraction(0)) + s / total[t.root]
+    n = len(total)
+    return min(
+        n * exact_fraction(G.edges[a].get("bandwidth", 1.0)) / x for a, x in load.items() if x
+    )
+
+
+def rate_view(packing: TreePacking, rate: Fraction | float | None = None) -> TreeSet:
+    """The trees with each share rescaled to the fraction of a link's rate it uses.
+
+    At algorithm bandwidth ``rate`` (default ``stats["algbw_links"]``) a tree of data share
+    ``s`` sends ``s * rate / n`` link units, which is the share
+    :func:`supermesh.verify.trees.check_rates` expects (its test: per node pair, at most the
+    number of parallel arcs, each of bandwidth 1).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.throughput import pack_throughput
+    >>> p = pack_throughput(build("mesh:3x3"))
+    >>> round(sum(t.share for t in rate_view(p).trees if t.root == 0), 6)  # 9/4 / 9
+    0.25
+    """
+    if rate is None:
+        rate = Fraction(str(packing.stats.get("algbw_links", "1")))
+    n = len({t.root for t in packing.trees})
+    scale = float(rate) / n
+    return TreeSet(
+        tuple(Tree(t.root, t.arcs, t.height, t.share * scale) for t in packing.trees),
+        packing.lower_bound,
+    )
+
+
+def choose_parts(
+    optimum: Fraction | float,
+    nranks: int,
+    nbytes: int,
+    chunk_bytes: int = 12288,
+    *,
+    candidates: Iterable[int] = (1, 2, 3, 4, 6, 8, 12),
+) -> int:
+    """How many equal parts per rank suit a collective of ``nbytes``.
+
+    With ``K`` parts every tree carries ``ceil(nbytes / (n K chunk))`` chunks, and at best
+    ``ceil(K n / rho*)`` trees share the busiest link (unit bandwidths), so a link's work is
+    about ``ceil(K n / rho*) * ceil(nbytes / (n K chunk))`` chunks. The count with the least
+    work is returned (the larger on ties: more parts balance better).
+
+    Parameters
+    ----------
+    optimum : Fraction or float
+        The cut bound ``rho*`` in links.
+    nranks : int
+    nbytes : int
+        Collective size.
+    chunk_bytes : int
+        Pipelining unit (the ``booksim`` and ``paper`` presets: 12288).
+    candidates : iterable of int
+        Part counts to consider.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    SpecError
+        Non-positive sizes or no candidate.
+
+    Examples
+    --------
+    >>> choose_parts(Fraction(256, 63), 64, 1 << 20)  # 1.33 chunks per rank: 2 trees of 1 chunk
+    2
+    >>> choose_parts(Fraction(256, 63), 64, 512 << 20)  # 682.7 chunks: 12 trees of 57
+    12
+    """
+    if nranks < 1 or nbytes < 1 or chunk_bytes < 1:
+        raise SpecError("choose_parts needs positive nranks, nbytes and chunk_bytes")
+    rho = Fraction(optimum) if not isinstance(optimum, float) else Fraction(str(optimum))
+    best: tuple[int, int] | None = None
+    for k in sorted(set(candidates)):
+        if k < 1:
+            continue
+        work = math.ceil(k * nranks / rho) * math.ceil(nbytes / (nranks * k * chunk_bytes))
+        if best is None or work <= best[0]:
+            best = (work, k)
+    if best is None:
+        raise SpecError("choose_parts needs at least one positive candidate")
+    return best[1]
