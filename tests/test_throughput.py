@@ -28,7 +28,8 @@ from supermesh.trees.throughput import (
     rate_view,
     throughput_bound,
 )
-from supermesh.trees.throughput_lp import Network, Progress, column_generation, height_upper_bound
+from supermesh.trees.throughput_exact import height_upper_bound
+from supermesh.trees.throughput_lp import Network, Progress, column_generation
 from supermesh.trees.throughput_pricing import Pricing, bfs_labels, exact_price, label_search
 from supermesh.trees.throughput_program import packing_program, simulate_packing
 from supermesh.trees.throughput_symmetry import grid_automorphisms

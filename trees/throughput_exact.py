@@ -7,26 +7,27 @@ claimed from the floats: the rate reported is the exact one of the shares return
 
 :func:`prove_height` tries to show that a height cap ``H`` cannot reach a rate: column
 generation at ``H`` with exact (CP-SAT) pricing until the LP-duality bound of
-:func:`supermesh.trees.throughput_lp.height_upper_bound` falls below the rate, or the time runs
-out.
+:func:`height_upper_bound` falls below the rate, or the time runs out. The bound holds for any
+arc prices ``pi >= 0`` (Lagrangian / LP duality): if every tree of height at most ``H`` rooted in
+the orbit of ``r`` costs at least ``delta_r``, then
+``lambda(H) <= sum_a c_a pi_a / sum_r |orbit(r)| delta_r``; CP-SAT's bound on the cheapest tree
+is a valid ``delta_r``.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 from typing import Any
 
 from supermesh.trees.model import Tree
-from supermesh.trees.throughput_lp import (
-    Column,
-    Network,
-    Progress,
-    column_generation,
-    height_upper_bound,
-)
+from supermesh.trees.throughput_lp import Column, Network, Progress, column_generation
+from supermesh.trees.throughput_pricing import PricedTree, Pricing, bfs_labels, exact_price
 
-__all__ = ["exact_shares", "prove_height"]
+__all__ = ["exact_shares", "height_upper_bound", "prove_height"]
+
+_TOL = 1e-9
 
 _DENOMINATORS = (10**3, 10**4, 10**5, 10**6, 10**8, 10**12)
 _MARGIN = 1e-6  # relative margin between a float upper bound and the rate it excludes
@@ -265,3 +266,64 @@ def prove_height(
     out["upper_bound_links"] = best_ub * n
     out["lp_rate_links"] = sub.lam * n
     return out
+
+
+def height_upper_bound(
+    net: Network,
+    height: int,
+    progress: Progress,
+    *,
+    time_limit: float,
+    workers: int = 1,
+) -> tuple[float, bool, list[PricedTree]]:
+    """Upper bound on the per-rank rate of any packing of height at most ``height``.
+
+    Uses the last prices of ``progress`` and CP-SAT lower bounds on every root's cheapest tree
+    (see the module docstring).
+
+    Returns
+    -------
+    (float, bool, list of PricedTree)
+        The bound, whether every pricing proved optimality, and the improving trees met (add
+        them as columns and re-solve to tighten the bound).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> net = Network.build(build("mesh:3x3"), list(range(9)), "out", True)
+    >>> progress = Progress()
+    >>> column_generation(net, 4, 0.25, progress, deadline=float("inf"))
+    True
+    >>> height_upper_bound(net, 3, progress, time_limit=5)[0]  # a corner is 4 hops away
+    0.0
+    """
+    n = len(net.nodes)
+    pricing = Pricing(n, net.arcs, progress.prices)
+    per_root = time_limit / max(1, len(net.reps))
+    total = 0.0
+    proved = True
+    better: list[PricedTree] = []
+    for r in net.reps:
+        dist = bfs_labels(n, net.arcs, r)
+        tree, bound, ok = exact_price(
+            pricing,
+            r,
+            height,
+            dist,
+            net.relay,
+            time_limit=per_root,
+            workers=workers,
+            hint=progress.last_labels.get(r),
+        )
+        proved &= ok
+        if math.isinf(bound):
+            return 0.0, proved, []
+        total += net.root_orbit[r] * max(0.0, bound)
+        if tree is not None and tree.cost < progress.mu[r] * (1 - _TOL):
+            better.append(tree)
+    numerator = sum(
+        net.orbit_cap[net.arc_orbit[a]] * progress.prices[a] for a in range(len(net.arcs))
+    )
+    if total <= 0:
+        return math.inf, proved, better
+    return numerator / total, proved, better

@@ -157,10 +157,12 @@ def dive_parts(
     >>> progress = Progress()
     >>> column_generation(net, 4, 0.25, progress, deadline=float("inf"))
     True
-    >>> choice = dive_parts(net, progress, 4, 4, deadline=float("inf"))
-    >>> sum(m for _, m in choice), expand_parts(net, choice, 4)[1]  # 9 ranks x 4 / 16 = 9/4
-    (4, Fraction(16, 1))
+    >>> choice = dive_parts(net, progress, 4, 8, deadline=float("inf"))
+    >>> sum(m for _, m in choice)  # 8 parts x orbit / 8 maps: corners 4, sides 4, centre 1
+    9
     """
+    if not fits(net, parts):
+        raise ValueError(f"{parts} parts do not split evenly over the symmetry orbits")
     need = {r: int(Fraction(parts * net.root_orbit[r], net.order)) for r in net.reps}
     work = Progress()
     for col in progress.columns:
@@ -210,9 +212,12 @@ def expand_parts(net: Network, choice: Choice, parts: int) -> tuple[list[Tree], 
     --------
     >>> from supermesh.topologies import build
     >>> net = Network.build(build("mesh:3x3"), list(range(9)), "out", True)
-    >>> col = Column(4, (), 0, ())  # a tree with no arcs, only to show the images
-    >>> len(expand_parts(net, [(col, 1)], 8)[0])  # the centre is fixed by all 8 maps
-    8
+    >>> progress = Progress()
+    >>> column_generation(net, 4, 0.25, progress, deadline=float("inf"))
+    True
+    >>> trees, load = expand_parts(net, dive_parts(net, progress, 4, 8, deadline=1e9), 8)
+    >>> len(trees), load  # 9 ranks x 8 parts; 9 x 8 / 32 = 9/4 links
+    (72, Fraction(32, 1))
     """
     trees: list[Tree] = []
     load: dict[int, int] = {}
@@ -265,7 +270,8 @@ def split_parts(
     -------
     (list of Tree, dict)
         ``n K`` trees of share ``1 / K`` (a tree may repeat) and ``{"parts", "max_load",
-        "algbw_links", "proved", "method"}``; ``proved``: the load equals ``n K / rho*``.
+        "algbw_links", "load_bound", "proved", "method"}``; ``load_bound`` is ``n K / rho*``
+        (rounded up with unit bandwidths: whole trees), ``proved`` that the load reached it.
 
     Raises
     ------
@@ -281,8 +287,8 @@ def split_parts(
     >>> column_generation(net, 4, 0.25, progress, deadline=float("inf"))
     True
     >>> trees, info = split_parts(G, net, progress, 4, "auto", Fraction(9, 4), time_limit=10)
-    >>> info["parts"], info["algbw_links"], len(trees)  # 4 trees per rank, 16 on any arc
-    (4, '9/4', 36)
+    >>> info["parts"], info["algbw_links"], len(trees)  # the centre's orbit needs 8 parts
+    (8, '9/4', 72)
     """
     if parts == "auto":
         base = natural_parts(net, optimum)
@@ -310,6 +316,8 @@ def split_parts(
         trees, load = expand_parts(work_net, choice, count)
         method = "dive"
         lower = Fraction(n * count) / optimum
+        if all(c == 1 for c in work_net.cap_exact):  # whole trees per arc: round the bound up
+            lower = Fraction(math.ceil(lower))
         remaining = time_limit - (time.perf_counter() - start)
         if load > lower and remaining > 1:
             polished = polish_parts(
@@ -331,7 +339,8 @@ def split_parts(
             "parts": count,
             "max_load": str(load),
             "algbw_links": str(rate),
-            "proved": rate == optimum,
+            "load_bound": str(lower),
+            "proved": load == lower,
             "method": method,
         }
         if best is None or rate > Fraction(best[1]["algbw_links"]):

@@ -9,7 +9,7 @@ equal parts suit a collective size (every tree costs whole chunks).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 import networkx as nx
@@ -90,13 +90,18 @@ def choose_parts(
     chunk_bytes: int = 12288,
     *,
     candidates: Iterable[int] = (1, 2, 3, 4, 6, 8, 12),
+    loads: Mapping[int, Fraction] | None = None,
 ) -> int:
     """How many equal parts per rank suit a collective of ``nbytes``.
 
-    With ``K`` parts every tree carries ``ceil(nbytes / (n K chunk))`` chunks, and at best
-    ``ceil(K n / rho*)`` trees share the busiest link (unit bandwidths), so a link's work is
-    about ``ceil(K n / rho*) * ceil(nbytes / (n K chunk))`` chunks. The count with the least
-    work is returned (the larger on ties: more parts balance better).
+    With ``K`` parts every tree carries ``ceil(nbytes / (n K chunk))`` chunks and the busiest
+    link carries ``L_K`` trees (per unit of bandwidth), so it works for about
+    ``L_K * ceil(nbytes / (n K chunk))`` chunk times. ``L_K`` is taken from ``loads`` (the
+    ``max_load`` of packings already made) or estimated: ``K n / rho*`` rounded up, plus one
+    when ``K`` is not a multiple of the natural count ``k`` (the numerator of ``rho* / n``; for
+    those the exact optimum ``K n / rho*`` is reachable, for others rounding usually costs a
+    tree). The count with the least work is returned (the larger on ties: more parts balance
+    better).
 
     Parameters
     ----------
@@ -108,7 +113,9 @@ def choose_parts(
     chunk_bytes : int
         Pipelining unit (the ``booksim`` and ``paper`` presets: 12288).
     candidates : iterable of int
-        Part counts to consider.
+        Part counts to consider (ignored when ``loads`` is given).
+    loads : mapping, optional
+        Part count -> the load its packing reached (``stats["parts"]["max_load"]``).
 
     Returns
     -------
@@ -125,15 +132,23 @@ def choose_parts(
     2
     >>> choose_parts(Fraction(256, 63), 64, 512 << 20)  # 682.7 chunks: 12 trees of 57
     12
+    >>> choose_parts(Fraction(256, 63), 64, 32 << 20, loads={1: Fraction(17), 4: Fraction(63)})
+    4
     """
     if nranks < 1 or nbytes < 1 or chunk_bytes < 1:
         raise SpecError("choose_parts needs positive nranks, nbytes and chunk_bytes")
-    rho = Fraction(optimum) if not isinstance(optimum, float) else Fraction(str(optimum))
-    best: tuple[int, int] | None = None
-    for k in sorted(set(candidates)):
+    rho = Fraction(str(optimum)) if isinstance(optimum, float) else Fraction(optimum)
+    natural = (rho / nranks).numerator
+    counts = sorted(loads) if loads is not None else sorted(set(candidates))
+    best: tuple[Fraction, int] | None = None
+    for k in counts:
         if k < 1:
             continue
-        work = math.ceil(k * nranks / rho) * math.ceil(nbytes / (nranks * k * chunk_bytes))
+        if loads is not None:
+            load = Fraction(loads[k])
+        else:
+            load = Fraction(math.ceil(k * nranks / rho) + (0 if k % natural == 0 else 1))
+        work = load * math.ceil(nbytes / (nranks * k * chunk_bytes))
         if best is None or work <= best[0]:
             best = (work, k)
     if best is None:
