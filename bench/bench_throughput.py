@@ -7,7 +7,7 @@ Run: ``python3 bench/bench_throughput.py [--quick] [--workers N]``. Prints four 
    (``--quick``: up to 8x8). Target: the bound reached, tallest tree <= diameter + 1.
 2. AllGather of 512 MiB in simulation (``booksim`` and ``paper`` presets) with equal-part trees
    (:func:`supermesh.trees.throughput.choose_parts`) and the list-scheduled FIFO order
-   (:func:`supermesh.trees.throughput_program.simulate_packing`); the same trees in the
+   (:func:`supermesh.sim.packing.simulate_packing`); the same trees in the
    reference's depth order for comparison. "eff" divides by the rate a link really moves
    chunks at in the preset (12288 B per 1032 cycles, or per 511.52 ns: every chunk hop also
    pays its hop latency), "raw" by the preset's raw link bandwidth, which is what the
@@ -26,9 +26,9 @@ import time
 from fractions import Fraction
 
 from supermesh.sim import get_preset, run_algorithm
+from supermesh.sim.packing import simulate_packing
 from supermesh.topologies import build
 from supermesh.trees.throughput import choose_parts, pack_throughput, throughput_bound
-from supermesh.trees.throughput_program import simulate_packing
 
 MIB = 1 << 20
 

@@ -20,6 +20,7 @@ from supermesh.cli import main
 from supermesh.errors import SpecError
 from supermesh.sim import get_preset, run_program
 from supermesh.sim.collectives import tree_program
+from supermesh.sim.packing import packing_program, simulate_packing
 from supermesh.testing.strategies import topology_specs
 from supermesh.topologies import build, compute_nodes
 from supermesh.trees.throughput import (
@@ -31,7 +32,6 @@ from supermesh.trees.throughput import (
 from supermesh.trees.throughput_exact import height_upper_bound
 from supermesh.trees.throughput_lp import Network, Progress, column_generation
 from supermesh.trees.throughput_pricing import Pricing, bfs_labels, exact_price, label_search
-from supermesh.trees.throughput_program import packing_program, simulate_packing
 from supermesh.trees.throughput_symmetry import grid_automorphisms
 from supermesh.verify import check_packing, check_rates, check_tree
 

@@ -18,8 +18,7 @@ The minimum is computed exactly, in rational arithmetic, by Dinkelbach's iterati
 with a super source ``s`` and an arc ``s -> i`` of capacity ``y`` to every rank, every set
 ``S`` satisfies ``B_in(S) >= y |R \\ S|`` iff the max-flow from ``s`` to every rank ``t`` is at
 least ``n y``; a rank that falls short has a minimum cut whose sink side is a set of smaller
-ratio. The iteration starts from the float answer of :func:`supermesh.sim.bounds.cut_bound`
-(the same bound, which the simulator reports) and re-proves it with integer capacities, so the
+ratio. The iteration starts from the best single rank and works with integer capacities, so the
 value returned is a :class:`fractions.Fraction` and its cut is the certificate.
 
 References
@@ -41,7 +40,6 @@ import igraph as ig
 import networkx as nx
 
 from supermesh.errors import SpecError, TopologyError
-from supermesh.sim.bounds import cut_bound
 from supermesh.topologies.model import compute_nodes
 
 __all__ = ["COLLECTIVES", "RateBound", "exact_fraction", "throughput_bound"]
@@ -162,12 +160,15 @@ def _exact_cut(G: nx.MultiDiGraph, ranks: list[int], reverse: bool) -> tuple[Fra
             hint="the topology has fewer than two compute chiplets",
         )
     net = _CutGraph(G, ranks, reverse)
-    seed = cut_bound(G, ranks=ranks, reverse=reverse).certificate.get("set", [])
-    side = [net.index[v] for v in seed]
-    rho = net.ratio(side) if side else None
-    if rho is None:  # no usable seed: a single rank leaves the others outside
-        side = [net.ranks[0]]
-        rho = len(net.ranks) * net.crossing(side)[0] / (len(net.ranks) - 1)
+    # start from the best single rank (a set holding one rank); each round below then jumps to
+    # the sink side of a violated min cut, so a handful of rounds suffice
+    into: dict[int, Fraction] = {}
+    for (a, b), c in zip(net.pairs, net.cap, strict=True):
+        if a != b:
+            into[b] = into.get(b, Fraction(0)) + c
+    first = min(net.ranks, key=lambda r: (into.get(r, Fraction(0)), r))
+    side = [first]
+    rho = len(net.ranks) * into.get(first, Fraction(0)) / (len(net.ranks) - 1)
     while True:  # each round strictly lowers rho over finitely many sets
         smaller = net.violated(rho)
         if smaller is None:
