@@ -167,6 +167,113 @@ class _PhaseRun:
                     if remaining[d - lo] == 0:
                         del fin[d - lo]
 
+    # ---------------------------------------------------------------- periodic path
+    def _periodic_group(self, lo: int, hi: int) -> bool:
+        """Equal chunk counts, links shared: chunk by chunk until the times repeat, then extend.
+
+        Chunk ``c``'s times are a max-plus function of chunk ``c - 1``'s (each link's first
+        transfer of a chunk waits for its last of the previous chunk; nothing else crosses
+        chunks), homogeneous from chunk 1 on (every transfer then has a FIFO predecessor, so
+        the phase start no longer binds). Hence once chunk ``c`` equals chunk ``c - q`` plus one
+        constant ``delta`` for every transfer, every later chunk repeats with period ``q``
+        and step ``delta`` exactly (what a throughput schedule reaches after its pipeline
+        fills). Returns False (nothing done) when the group does not fit: unequal counts or a
+        dependency on another group.
+        """
+        p = self.p
+        m = hi - lo
+        count = int(p.count[lo])
+        if m == 0 or count < 2 or np.any(p.count[lo:hi] != count):
+            return False
+        deps = [[d - lo for d in p.deps[b]] for b in range(lo, hi)]
+        if any(d < 0 or d >= m for ds in deps for d in ds):
+            return False
+        arcs = p.arc[lo:hi].tolist()
+        prev_same: list[int] = [-1] * m  # FIFO predecessor within the chunk (block order)
+        last: dict[int, int] = {}
+        for k, arc in enumerate(arcs):
+            prev_same[k] = last.get(arc, -1)
+            last[arc] = k
+        first_on_arc = [prev_same[k] < 0 for k in range(m)]
+        # predecessor in the previous chunk for the first block of each arc: the arc's last block
+        prev_chunk = [last[arcs[k]] if first_on_arc[k] else -1 for k in range(m)]
+        succ: list[list[int]] = [[] for _ in range(m)]
+        indeg = [0] * m
+        for k in range(m):
+            for d in [*deps[k], prev_same[k]]:
+                if d >= 0:
+                    succ[d].append(k)
+                    indeg[k] += 1
+        topo: list[int] = []
+        queue = deque(k for k in range(m) if indeg[k] == 0)
+        while queue:
+            k = queue.popleft()
+            topo.append(k)
+            for j in succ[k]:
+                indeg[j] -= 1
+                if indeg[j] == 0:
+                    queue.append(j)
+        if len(topo) != m:
+            return False  # the general path reports the deadlock
+        dur = p.duration[lo:hi].tolist()
+        delay = p.delay[lo:hi].tolist()
+        rel, t0 = self.rel, self.t0
+        avail = [float(self.avail[a]) for a in arcs]
+        starts: list[list[float]] = []
+        finishes: list[list[float]] = []
+        period = delta = 0.0
+        found = 0
+        for c in range(count):
+            st = [0.0] * m
+            fi = [0.0] * m
+            before = finishes[-1] if finishes else None
+            for k in topo:
+                if prev_same[k] >= 0:
+                    t = fi[prev_same[k]] + rel
+                elif before is not None:
+                    t = before[prev_chunk[k]] + rel
+                else:
+                    t = max(avail[k], t0)
+                for d in deps[k]:
+                    if fi[d] + delay[k] > t:
+                        t = fi[d] + delay[k]
+                st[k] = t
+                fi[k] = t + dur[k]
+            starts.append(st)
+            finishes.append(fi)
+            found = self._repeat(finishes, c)
+            if found:
+                period = found
+                delta = finishes[c][0] - finishes[c - found][0]
+                break
+        S = np.asarray(starts).T  # blocks x computed chunks
+        F = np.asarray(finishes).T
+        done = S.shape[1]
+        if done < count:
+            q = int(period)
+            extra = np.arange(done, count)
+            laps = (extra - (done - q)) // q  # whole periods past the last computed copy
+            src = extra - laps * q
+            S = np.concatenate([S, S[:, src] + laps * delta], axis=1)
+            F = np.concatenate([F, F[:, src] + laps * delta], axis=1)
+        for arc, k in last.items():
+            self.avail[arc] = F[k, -1] + rel
+        for k in range(m):
+            self._record(lo + k, S[k], F[k])
+        return True
+
+    @staticmethod
+    def _repeat(finishes: list[list[float]], c: int, max_period: int = 4) -> int:
+        """The period ``q`` if chunk ``c`` is chunk ``c - q`` shifted by one constant, else 0."""
+        now = np.asarray(finishes[c])
+        for q in range(1, max_period + 1):
+            if c - q < 1:  # chunk 0 is not homogeneous (phase start, arc free times)
+                break
+            diff = now - np.asarray(finishes[c - q])
+            if diff.max() - diff.min() <= 1e-9 * max(1.0, float(abs(now).max())):
+                return q
+        return 0
+
     # ---------------------------------------------------------------- general path
     def _general_group(self, lo: int, hi: int) -> None:
         p = self.p
@@ -254,7 +361,7 @@ class _PhaseRun:
         for lo, hi in itertools.pairwise(edges):
             if self._fast_ok(lo, hi):
                 self._fast_group(lo, hi)
-            else:
+            elif not self._periodic_group(lo, hi):
                 self._general_group(lo, hi)
 
 

@@ -100,8 +100,9 @@ def choose_parts(
     ``max_load`` of packings already made) or estimated: ``K n / rho*`` rounded up, plus one
     when ``K`` is not a multiple of the natural count ``k`` (the numerator of ``rho* / n``; for
     those the exact optimum ``K n / rho*`` is reachable, for others rounding usually costs a
-    tree). The count with the least work is returned (the larger on ties: more parts balance
-    better).
+    tree). The count with the least work is returned (the smaller on ties: fewer trees per
+    link, and a multiple of ``k`` reaches the optimum exactly, which a larger count's packing
+    may miss by a tree).
 
     Parameters
     ----------
@@ -130,8 +131,8 @@ def choose_parts(
     --------
     >>> choose_parts(Fraction(256, 63), 64, 1 << 20)  # 1.33 chunks per rank: 2 trees of 1 chunk
     2
-    >>> choose_parts(Fraction(256, 63), 64, 512 << 20)  # 682.7 chunks: 12 trees of 57
-    12
+    >>> choose_parts(Fraction(256, 63), 64, 512 << 20)  # 682.7 chunks: 4 trees of 171
+    4
     >>> choose_parts(Fraction(256, 63), 64, 32 << 20, loads={1: Fraction(17), 4: Fraction(63)})
     4
     """
@@ -149,7 +150,7 @@ def choose_parts(
         else:
             load = Fraction(math.ceil(k * nranks / rho) + (0 if k % natural == 0 else 1))
         work = load * math.ceil(nbytes / (nranks * k * chunk_bytes))
-        if best is None or work <= best[0]:
+        if best is None or work < best[0]:
             best = (work, k)
     if best is None:
         raise SpecError("choose_parts needs at least one positive candidate")

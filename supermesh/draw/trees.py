@@ -19,7 +19,7 @@ from matplotlib.patches import Patch
 
 from supermesh.draw.common import ARC_STYLES, lighten, new_figure, panel_figure, tree_color
 from supermesh.draw.geometry import Color, Lane, arc_lanes, draw_boxes, drawn_lanes
-from supermesh.errors import TopologyError
+from supermesh.errors import SupermeshError, TopologyError
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 
 __all__ = ["draw_root_sets", "draw_trees", "tree_depth_map"]
@@ -202,6 +202,8 @@ def draw_trees(
     labels: bool = True,
     legend: bool = True,
     title: str | None = None,
+    titles: Sequence[str] | None = None,
+    max_panels: int | None = None,
 ) -> Figure:
     """One panel per tree on the topology's layout; return the matplotlib Figure.
 
@@ -216,7 +218,8 @@ def draw_trees(
         The topology the trees were made for.
     trees : TreePacking, TreeSet or sequence of Tree
         Every tree of every set gets a panel, titled with its set (when there are several), root
-        and height.
+        and height, and its share of the root's data when the shares are not all 1 (weighted
+        packings).
     fig : matplotlib Figure or SubFigure, optional
         An empty (sub)figure to draw into; by default a new Figure is made.
     direction : {"out", "in"}, optional
@@ -229,6 +232,11 @@ def draw_trees(
         Add the legend below the panels.
     title : str, optional
         Title above the panels; defaults to the topology's name.
+    titles : sequence of str, optional
+        One title per panel (per tree drawn), instead of the default ones.
+    max_panels : int, optional
+        Draw only the first this many trees (a weighted packing may give a root dozens); the
+        title above the panels then says how many were left out.
 
     Returns
     -------
@@ -238,7 +246,8 @@ def draw_trees(
     Raises
     ------
     SupermeshError
-        No trees, or ``fig`` is not empty.
+        No trees, ``fig`` is not empty, ``max_panels`` below 1, or ``titles`` of the wrong
+        length.
     TopologyError
         A tree uses an arc the topology lacks, or its arcs are not a tree.
 
@@ -252,7 +261,20 @@ def draw_trees(
     (4, ['0', '1', '2', '3'])
     """
     items, packing_direction = _flatten(trees)
+    total = len(items)
+    if max_panels is not None:
+        if isinstance(max_panels, bool) or not isinstance(max_panels, int) or max_panels < 1:
+            raise SupermeshError(
+                f"max_panels must be a positive integer, got {max_panels!r}",
+                hint="e.g. max_panels=8 (or None to draw every tree)",
+            )
+        items = items[:max_panels]
+    if titles is not None and len(titles) != len(items):
+        raise SupermeshError(
+            f"{len(titles)} titles for {len(items)} panels", hint="give one title per tree drawn"
+        )
     direction = direction or packing_direction
+    weighted = any(tree.share != 1.0 for _, tree in items)
     for _, tree in items:
         _check_arcs(G, tree)
     scale, span_x, span_y = _scale(G, 4.5, 0.55)
@@ -263,11 +285,18 @@ def draw_trees(
     for i, (ax, (s, tree)) in enumerate(zip(axes, items, strict=True)):
         color = tree_color(i)
         _tree_panel(ax, G, lanes, tree, color, direction, scale, labels)
-        head = f"set {s + 1}, " if s is not None else ""
-        ax.set_title(
-            f"{head}tree {i + 1}: root {tree.root}, height {tree.height}", fontsize=8, color=color
-        )
-    fig.suptitle(title if title is not None else G.graph.get("name", ""), fontsize=10)
+        if titles is not None:
+            text = titles[i]
+        else:
+            head = f"set {s + 1}, " if s is not None else ""
+            text = f"{head}tree {i + 1}: root {tree.root}, height {tree.height}"
+            if weighted:
+                text += f", share {tree.share:.3g}"
+        ax.set_title(text, fontsize=8, color=color)
+    heading = title if title is not None else G.graph.get("name", "")
+    if len(items) < total:
+        heading += f" (first {len(items)} of {total} trees)"
+    fig.suptitle(heading, fontsize=10)
     if legend:
         _trees_legend(fig, G)
     return fig.get_figure(root=True)
@@ -350,8 +379,6 @@ def draw_root_sets(
     >>> [t.get_text() for t in fig.legends[0].get_texts()][:2]
     ['set 1: roots 0, 3, 15, 12; height 6', 'set 2: roots 1, 7, 14, 8; height 5']
     """
-    from supermesh.errors import SupermeshError
-
     groups = _sets_of(sets)
     if not groups:
         raise SupermeshError("no root sets to draw", hint="pass at least one set")

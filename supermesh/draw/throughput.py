@@ -1,0 +1,466 @@
+"""Throughput packings drawn: link loads with the bottleneck cut, and the weighted trees of one
+rank (the rate-height trade-off is in :mod:`supermesh.draw.tradeoff`).
+
+A throughput packing (:func:`supermesh.trees.throughput.pack_throughput`) runs every tree at once,
+each carrying a share of its root's data. At algorithm bandwidth ``rho`` (links) a rank sends at
+``rho / n`` link units, so arc ``a`` carries ``rho / n * (sum of the shares of the trees using
+a)``, at most its bandwidth. :func:`link_loads` computes these loads exactly (also for root sets
+run one after another, the paper's scheme), :func:`draw_link_load` colours every directed link by
+its load and shades the bottleneck cut of
+:func:`~supermesh.trees.throughput_bound.throughput_bound`, and :func:`draw_root_trees` draws the
+trees one rank roots with their shares.
+
+References
+----------
+.. [1] L. Zhao et al., "ForestColl: Throughput-Optimal Collective Communications on Heterogeneous
+   Network Fabrics", arXiv:2402.06787, 2024.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import cast
+
+import networkx as nx
+from matplotlib.axes import Axes
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure, FigureBase
+from matplotlib.patches import Patch, Rectangle
+
+from supermesh.draw.common import lighten
+from supermesh.draw.topology import node_boxes
+from supermesh.draw.trees import draw_trees
+from supermesh.draw.utilization import CMAP, draw_utilization
+from supermesh.errors import SupermeshError, TopologyError
+from supermesh.topologies.model import Arc, arcs
+from supermesh.trees.model import Tree, TreePacking
+from supermesh.trees.throughput_bound import exact_fraction, throughput_bound
+
+__all__ = [
+    "CUT_COLOR",
+    "LinkLoads",
+    "collective_of",
+    "draw_link_load",
+    "draw_root_trees",
+    "link_loads",
+    "load_colorbar",
+    "normalised_shares",
+]
+
+CUT_COLOR = "#1b9e77"
+"""Outline of the nodes inside the bottleneck cut (teal: apart from the load colours)."""
+
+_CUT_FACE = lighten(CUT_COLOR, 0.72)
+
+
+@dataclass(frozen=True)
+class LinkLoads:
+    """How much of every arc's capacity a packing uses, exactly.
+
+    Attributes
+    ----------
+    rate : Fraction
+        The algorithm bandwidth (links) the loads are taken at.
+    reachable : Fraction
+        The best rate the trees allow: the busiest arc then runs at its capacity (sets run one
+        after another each take the time of their own busiest arc).
+    loads : dict
+        Every arc ``(src, dst, key)`` of the topology -> the fraction of its bandwidth used over
+        the whole collective (0 for an unused arc; above 1 when ``rate`` exceeds ``reachable``).
+    ranks : int
+        Number of roots ``n`` (each holds ``1 / n`` of the data).
+    """
+
+    rate: Fraction
+    reachable: Fraction
+    loads: dict[Arc, Fraction]
+    ranks: int
+
+    @property
+    def max_load(self) -> Fraction:
+        """The largest load (1 when ``rate`` is the reachable rate)."""
+        return max(self.loads.values(), default=Fraction(0))
+
+    @property
+    def busiest(self) -> list[Arc]:
+        """The arcs carrying the largest load, sorted."""
+        top = self.max_load
+        return sorted(a for a, x in self.loads.items() if x == top and top > 0)
+
+
+def normalised_shares(packing: TreePacking) -> list[Fraction]:
+    """Each tree's share of its root's data, exact, normalised so a root's shares sum to 1.
+
+    Exact shares come from ``stats["shares"]`` when it lists one per tree, else from
+    ``Tree.share`` (read as written: 0.1 is 1/10).
+
+    Raises
+    ------
+    SupermeshError
+        A share that is not a positive number.
+
+    Examples
+    --------
+    >>> from supermesh.trees.model import TreeSet
+    >>> t = Tree(0, ((0, 1, 0),), 1, share=0.3)
+    >>> normalised_shares(TreePacking("x", "out", "feasible", sets=(TreeSet((t, t)),)))
+    [Fraction(1, 2), Fraction(1, 2)]
+    """
+    trees = packing.trees
+    given = packing.stats.get("shares")
+    try:
+        if isinstance(given, list) and len(given) == len(trees):
+            raw = [Fraction(str(x)) for x in given]
+        else:
+            raw = [exact_fraction(t.share) for t in trees]
+    except (ValueError, ZeroDivisionError, TopologyError):
+        raise SupermeshError(
+            "the packing's shares are not numbers", hint="shares are fractions such as 1/4"
+        ) from None
+    for t, s in zip(trees, raw, strict=True):
+        if s <= 0:
+            raise SupermeshError(
+                f"tree rooted at {t.root} has share {s}, which is not positive",
+                hint="every tree carries a positive share of its root's data",
+            )
+    total: dict[int, Fraction] = {}
+    for t, s in zip(trees, raw, strict=True):
+        total[t.root] = total.get(t.root, Fraction(0)) + s
+    return [s / total[t.root] for t, s in zip(trees, raw, strict=True)]
+
+
+def _check_packing(G: nx.MultiDiGraph, packing: TreePacking) -> None:
+    if not isinstance(packing, TreePacking):
+        raise SupermeshError(
+            f"expected a TreePacking, got {type(packing).__name__}",
+            hint="pass the result of pack_throughput (or TreePacking.from_json)",
+        )
+    if not packing.trees:
+        raise SupermeshError(
+            f"the packing ({packing.status}) holds no trees",
+            hint="an infeasible packing has nothing to draw; raise its height cap",
+        )
+    for t in packing.trees:
+        for a in t.arcs:
+            if not G.has_edge(*a):
+                raise TopologyError(
+                    f"tree rooted at {t.root} uses arc {a[0]}->{a[1]} (key {a[2]}), which "
+                    f"{G.graph.get('name', 'the topology')} does not have",
+                    hint="draw a packing on the topology it was made for",
+                )
+
+
+def link_loads(
+    G: nx.MultiDiGraph, packing: TreePacking, *, rate: Fraction | float | str | None = None
+) -> LinkLoads:
+    """The fraction of every arc's bandwidth a packing uses at a given rate, exactly.
+
+    Each root's data is split over its trees in proportion to their shares (exact shares from
+    ``stats["shares"]`` when present). In one set of ``s`` the trees run together; sets run one
+    after another. With ``L_s(a)`` the sum of the shares of the trees of set ``s`` using arc
+    ``a``, divided by its bandwidth, set ``s`` takes ``max_a L_s(a)`` (in units of ``M / n``
+    over one link), so the reachable rate is ``n / sum_s max_a L_s(a)`` and at rate ``rho``
+    arc ``a`` is loaded ``rho / n * sum_s L_s(a)``.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology (arc ``bandwidth``, default 1).
+    packing : TreePacking
+        A weighted packing (one set, all trees at once) or root sets run in turn.
+    rate : Fraction, float or str, optional
+        Algorithm bandwidth in links. Default: ``stats["algbw_links"]`` when the packing states
+        it, else the reachable rate (the busiest arc then has load exactly 1).
+
+    Returns
+    -------
+    LinkLoads
+
+    Raises
+    ------
+    SupermeshError
+        Not a packing, no trees, a share or rate that is not a positive number.
+    TopologyError
+        A tree arc the topology lacks, or a used arc of bandwidth 0.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.throughput import pack_throughput
+    >>> G = build("smbi:4x4")
+    >>> loads = link_loads(G, pack_throughput(G))
+    >>> loads.rate, loads.max_load, len(loads.busiest) > 0
+    (Fraction(64, 15), Fraction(1, 1), True)
+    """
+    _check_packing(G, packing)
+    shares = iter(normalised_shares(packing))
+    n = len({t.root for t in packing.trees})
+    total: dict[Arc, Fraction] = dict.fromkeys(arcs(G), Fraction(0))
+    span = Fraction(0)  # sum over sets of the set's busiest arc
+    for tree_set in packing.sets:
+        used: dict[Arc, Fraction] = {}
+        for tree in tree_set.trees:
+            share = next(shares)
+            for a in tree.arcs:
+                used[a] = used.get(a, Fraction(0)) + share
+        for a, x in used.items():
+            bw = exact_fraction(G.edges[a].get("bandwidth", 1.0))
+            if bw == 0:
+                raise TopologyError(
+                    f"arc {a[0]}->{a[1]} (key {a[2]}) has bandwidth 0 but carries a tree",
+                    hint="give every used link a positive bandwidth",
+                )
+            used[a] = x / bw
+            total[a] += used[a]
+        span += max(used.values(), default=Fraction(0))
+    reachable = Fraction(n) / span if span else Fraction(0)
+    if rate is None:
+        stated = packing.stats.get("algbw_links")
+        rate = Fraction(str(stated)) if stated is not None else reachable
+    try:
+        value = Fraction(str(rate)) if not isinstance(rate, Fraction) else rate
+    except (ValueError, ZeroDivisionError):
+        value = Fraction(-1)
+    if value <= 0:
+        raise SupermeshError(
+            f"rate {rate!r} is not a positive number of links",
+            hint="give the algorithm bandwidth in links, e.g. '64/15'",
+        )
+    per_rank = value / n
+    return LinkLoads(value, reachable, {a: x * per_rank for a, x in total.items()}, n)
+
+
+def load_colorbar(fig: FigureBase, axes: Axes | Sequence[Axes], *, vmax: float = 1.0) -> None:
+    """Add the link-load colour bar (0 to ``vmax`` of capacity, as percentages) beside ``axes``."""
+    mappable = ScalarMappable(Normalize(0.0, 100.0 * vmax), CMAP)
+    fig.colorbar(mappable, ax=axes, label="link load (% of its bandwidth)", shrink=0.8)
+
+
+def collective_of(packing: TreePacking) -> str:
+    """``allgather`` for out-trees, ``reducescatter`` for in-trees."""
+    return "allgather" if packing.direction == "out" else "reducescatter"
+
+
+def _shade_cut(ax: Axes, G: nx.MultiDiGraph, inside: Sequence[int]) -> None:
+    """Unit cells under the nodes of the cut (adjacent cells merge into one region) and a
+    thick outline on their boxes."""
+    boxes = node_boxes(G)
+    for n in sorted(inside):
+        (x, y), (hx, hy) = G.nodes[n]["pos"], boxes[n]
+        cell = Rectangle((x - 0.5, y - 0.5), 1.0, 1.0, facecolor=_CUT_FACE, lw=0, zorder=0.5)
+        cell.set_gid("cut-region")
+        ax.add_patch(cell)
+        ring = Rectangle(
+            (x - hx - 0.035, y - hy - 0.035),
+            2 * hx + 0.07,
+            2 * hy + 0.07,
+            facecolor="none",
+            edgecolor=CUT_COLOR,
+            lw=2.2,
+            zorder=3.5,
+        )
+        ring.set_gid("cut-node")
+        ax.add_patch(ring)
+
+
+def draw_link_load(
+    G: nx.MultiDiGraph,
+    packing: TreePacking,
+    ax: Axes | None = None,
+    *,
+    rate: Fraction | float | str | None = None,
+    cut: bool = True,
+    labels: bool = True,
+    colorbar: bool = True,
+    title: str | None = None,
+) -> Figure:
+    """Every directed link coloured and thickened by its load; the bottleneck cut shaded.
+
+    Loads are exact (:func:`link_loads`): at the optimal rate of an optimal packing the links
+    crossing the cut run at 100%. The two directions of a link sit side by side, each to the
+    right of its direction of travel, as in
+    :func:`~supermesh.draw.utilization.draw_utilization` (whose colours this reuses). The cut
+    ``S`` of :func:`~supermesh.trees.throughput_bound.throughput_bound` (AllGather for
+    out-trees, ReduceScatter for in-trees) is shaded: its nodes must receive (send) the data of
+    the ranks outside through the arcs entering (leaving) it, so no packing beats
+    ``n B(S) / |R \\ S|``.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    packing : TreePacking
+    ax : matplotlib Axes, optional
+        Draw into this Axes; by default a new Figure.
+    rate : Fraction, float or str, optional
+        See :func:`link_loads`.
+    cut : bool
+        Shade the bottleneck cut and name it below the drawing.
+    labels : bool
+        Write node ids in the boxes.
+    colorbar : bool
+        Add the load colour bar (off to share one: :func:`load_colorbar`).
+    title : str, optional
+        Defaults to the topology, the rate and its fraction of the bound.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    SupermeshError, TopologyError
+        As :func:`link_loads`.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.throughput import pack_throughput
+    >>> G = build("mesh:3x3")
+    >>> fig = draw_link_load(G, pack_throughput(G))
+    >>> [p.get_gid() for p in fig.axes[0].patches][:2]  # the cut: corner 0
+    ['cut-region', 'cut-node']
+    """
+    loads = link_loads(G, packing, rate=rate)
+    bound = throughput_bound(G, collective_of(packing), ranks=packing.span)
+    if title is None:
+        title = (
+            f"{G.graph.get('name', '')}: {collective_of(packing)} at {loads.rate} = "
+            f"{float(loads.rate):.3f} links ({float(loads.rate / bound.value):.1%} of the bound)"
+        )
+    values = {a: float(x) for a, x in loads.loads.items()}
+    vmax = max(1.0, float(loads.max_load))
+    fig = draw_utilization(G, values, ax, vmax=vmax, labels=labels, colorbar=False, title=title)
+    ax = ax if ax is not None else fig.axes[0]
+    if cut:
+        cert = bound.certificate
+        inside = [int(v) for v in cert["set"]]
+        _shade_cut(ax, G, inside)
+        way = "entering" if cert["direction"] == "entering" else "leaving"
+        label = (
+            f"bottleneck cut S = {{{', '.join(map(str, inside))}}}: {cert['arcs']} arcs {way},\n"
+            f"n B(S) / |R \\ S| = {cert['ranks']}·{cert['bandwidth']}/{cert['ranks_outside']}"
+            f" = {bound.value} links"
+        )
+        handle = Patch(facecolor=_CUT_FACE, edgecolor=CUT_COLOR, lw=2, label=label)
+        ax.legend(
+            handles=[handle],
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.06),
+            frameon=False,
+            fontsize=8,
+            borderaxespad=0.0,
+        )
+    if colorbar:
+        load_colorbar(cast(FigureBase, ax.get_figure(root=False)), ax, vmax=vmax)
+    return fig
+
+
+def _share_text(share: Fraction) -> str:
+    exact = f"{share} = " if share.denominator <= 999 and share.denominator > 1 else ""
+    return f"{exact}{float(share):.1%}"
+
+
+def draw_root_trees(
+    G: nx.MultiDiGraph,
+    packing: TreePacking,
+    root: int,
+    fig: FigureBase | None = None,
+    *,
+    merge: bool = True,
+    max_panels: int | None = 8,
+    ncols: int = 4,
+    labels: bool = True,
+    legend: bool = True,
+    title: str | None = None,
+) -> Figure:
+    """All the trees one rank roots, one panel each, titled with share and height.
+
+    Trees are drawn by :func:`~supermesh.draw.trees.draw_trees`, largest share first.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    packing : TreePacking
+    root : int
+        The rank whose trees are drawn.
+    fig : matplotlib Figure or SubFigure, optional
+        An empty (sub)figure to draw into.
+    merge : bool
+        Draw identical trees once with their shares added (equal-part packings repeat trees).
+    max_panels : int or None
+        Draw at most this many trees (the largest shares); None draws all.
+    ncols : int
+        Panels per row.
+    labels, legend : bool
+        As in :func:`~supermesh.draw.trees.draw_trees`.
+    title : str, optional
+        Defaults to the topology, the root and its number of trees.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    SupermeshError
+        Not a packing, bad shares, or ``max_panels`` below 1.
+    TopologyError
+        ``root`` roots no tree of the packing, or a tree arc the topology lacks.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.throughput import pack_throughput
+    >>> G = build("mesh:3x3")
+    >>> fig = draw_root_trees(G, pack_throughput(G), 0)
+    >>> [ax.get_title() for ax in fig.axes]
+    ['share 1/2 = 50.0%, height 4', 'share 1/2 = 50.0%, height 4']
+    """
+    _check_packing(G, packing)
+    shares = normalised_shares(packing)
+    mine: dict[tuple[Arc, ...], tuple[Tree, Fraction, int]] = {}
+    for i, (tree, share) in enumerate(zip(packing.trees, shares, strict=True)):
+        if tree.root != root:
+            continue
+        key = tree.arcs if merge else (*tree.arcs, (-1, -1, i))
+        old = mine.get(key)
+        mine[key] = (tree, share + (old[1] if old else 0), (old[2] if old else 0) + 1)
+    if not mine:
+        roots = sorted({t.root for t in packing.trees})
+        raise TopologyError(
+            f"chiplet {root!r} roots no tree of this packing",
+            hint=f"roots are {roots[0]}..{roots[-1]}" if roots else None,
+        )
+    items = sorted(mine.values(), key=lambda x: (-x[1], x[0].arcs))
+    trees = [Tree(t.root, t.arcs, t.height, float(s)) for t, s, _ in items]
+    titles = [
+        f"share {_share_text(s)}, height {t.height}" + (f" (×{c})" if c > 1 else "")
+        for t, s, c in items
+    ]
+    if max_panels is not None and not (
+        isinstance(max_panels, int) and not isinstance(max_panels, bool) and max_panels >= 1
+    ):
+        raise SupermeshError(
+            f"max_panels must be a positive integer, got {max_panels!r}",
+            hint="e.g. max_panels=8 (or None to draw every tree)",
+        )
+    shown = len(items) if max_panels is None else min(max_panels, len(items))
+    count = sum(c for _, _, c in items)
+    if title is None:
+        copies = f" ({len(items)} distinct)" if len(items) < count else ""
+        title = f"{G.graph.get('name', '')}: the {count} trees of chiplet {root}{copies}"
+    return draw_trees(
+        G,
+        trees,
+        fig,
+        direction=packing.direction,
+        ncols=ncols,
+        labels=labels,
+        legend=legend,
+        title=title,
+        titles=titles[:shown],
+        max_panels=shown,
+    )
