@@ -15,11 +15,21 @@ paper      the SuperMesh paper's Algorithm 1 trees (:func:`supermesh.trees.basel
            on the paper's root sets (one root per side, outside in:
            :func:`supermesh.trees.roots_paper.paper_root_sets`) in sets of 4, or fewer where 4
            do not fit; a set on which the procedure gets stuck is packed optimally instead
+throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllGather on the same
+           trees): every chiplet roots several trees with equal shares of its data, all running
+           at once at the exact cut-bound rate
+           (:func:`supermesh.trees.collective_trees.throughput_packing`, part count chosen for
+           the size), simulated by :func:`supermesh.sim.packing.packing_program` (each link's
+           FIFO order from a list schedule). Its ``lower_bound`` is the exact cut bound of the
+           collective run that way (:func:`supermesh.trees.throughput_bound.throughput_bound`:
+           for AllReduce ``1 / (1 / rho_RS + 1 / rho_AG)``, not the rank connectivity the other
+           algorithms are held to)
 ring, bidir-ring, direct, multitree   see :mod:`supermesh.sim.baselines`
 ========== ==================================================================================
 
 The rules live in the trees engine (:func:`supermesh.trees.collective_trees.collective_trees`);
-trees are built once per topology and collective kind and reused across sizes (pass a ``cache``).
+trees are built once per topology and collective kind and reused across sizes (pass a ``cache``;
+throughput packings once per topology, direction and part count).
 """
 
 from __future__ import annotations
@@ -34,14 +44,80 @@ from supermesh.sim.baselines import BASELINES, baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
 from supermesh.sim.presets import SimParams
+from supermesh.sim.program import Program
 from supermesh.sim.result import SimResult
 from supermesh.sim.run import evaluate
+from supermesh.topologies.model import compute_nodes
 from supermesh.trees.model import TreePacking, TreeSet
 
-__all__ = ["ALGORITHMS", "TREE_ALGORITHMS", "run_algorithm", "tree_sets_for"]
+__all__ = [
+    "ALGORITHMS",
+    "THROUGHPUT",
+    "TREE_ALGORITHMS",
+    "is_weighted",
+    "run_algorithm",
+    "throughput_bound_for",
+    "tree_sets_for",
+]
 
 TREE_ALGORITHMS = ("pipeline", "tto", "paper")
-ALGORITHMS = TREE_ALGORITHMS + BASELINES
+THROUGHPUT = "throughput"
+ALGORITHMS = (*TREE_ALGORITHMS, THROUGHPUT, *BASELINES)
+
+
+def is_weighted(G: nx.MultiDiGraph, trees: TreePacking | list[TreeSet] | None) -> bool:
+    """Whether ``trees`` is a weighted packing (all trees at once, shares of each root's data).
+
+    True for a column-generation packing (``method="colgen"``) or one that claims a rate
+    (``stats["algbw_links"]``), and for a set in which every compute chiplet roots a tree and
+    some root has several trees with shares below 1.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree
+    >>> G = build("mesh:2x2")
+    >>> half = [Tree(r, (), 0, share=0.5) for r in range(4)]
+    >>> is_weighted(G, [TreeSet(tuple(half + half))]), is_weighted(G, [TreeSet(tuple(half))])
+    (True, False)
+    """
+    if trees is None:
+        return False
+    if isinstance(trees, TreePacking) and (
+        trees.method == "colgen" or "algbw_links" in trees.stats
+    ):
+        return True
+    sets = trees.sets if isinstance(trees, TreePacking) else trees
+    ranks = set(compute_nodes(G))
+    for s in sets:
+        roots = [t.root for t in s.trees]
+        repeated = len(set(roots)) < len(roots)
+        if repeated and any(t.share < 1.0 for t in s.trees) and ranks <= set(roots):
+            return True
+    return False
+
+
+def throughput_bound_for(G: nx.MultiDiGraph, collective: str) -> ThroughputBound:
+    """The exact cut bound of a throughput run, as the simulator's :class:`ThroughputBound`.
+
+    ReduceScatter / AllGather: the cut bound (the same value as
+    :func:`~supermesh.sim.bounds.collective_bound`, exact in the certificate); AllReduce run as
+    ReduceScatter then AllGather: ``1 / (1 / rho_RS + 1 / rho_AG)``.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> b = throughput_bound_for(build("smbi:4x4"), "allreduce")
+    >>> b.certificate["algbw_links"], round(b.value, 4)
+    ('32/15', 2.1333)
+    """
+    from supermesh.trees.throughput_bound import throughput_bound
+
+    rb = throughput_bound(G, collective)
+    return ThroughputBound(
+        float(rb.value),
+        {"algbw_links": str(rb.value), "collective": rb.collective, **rb.certificate},
+    )
 
 
 # ---------------------------------------------------------------------------- trees engine
@@ -143,13 +219,29 @@ def run_algorithm(
     bound : bool or ThroughputBound or None
         See :func:`supermesh.sim.run.evaluate`.
     time_limit : float
-        CP-SAT seconds per tree set.
+        CP-SAT seconds per tree set (``throughput``: per part split and height proof).
     bins : int
         Time-series bins.
 
     Returns
     -------
     SimResult
+
+    Raises
+    ------
+    SpecError
+        Unknown algorithm or collective; a weighted packing given to another algorithm than
+        ``throughput``; ``throughput`` for Broadcast / Reduce, with ``roots`` or with
+        ``reduce_trees``.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.sim.presets import get_preset
+    >>> r = run_algorithm(build("mesh:4x4"), "throughput", "allgather", 16 << 20,
+    ...                   get_preset("booksim"))
+    >>> r.bound.certificate["algbw_links"], r.time >= r.lower_bound
+    ('32/15', True)
     """
     collective = check_collective(collective)
     if algorithm not in ALGORITHMS:
@@ -157,12 +249,25 @@ def run_algorithm(
             f"unknown algorithm {algorithm!r}", hint=f"use one of: {', '.join(ALGORITHMS)}"
         )
     spec = G.graph.get("spec", id(G))
+    weighted = algorithm == THROUGHPUT or is_weighted(G, trees)
+    if weighted and algorithm != THROUGHPUT:
+        raise SpecError(
+            f"these trees are a weighted packing (all trees at once), not {algorithm!r} trees",
+            hint="simulate them with --algorithm throughput",
+        )
     if bound is True and cache is not None:
-        bound_key = ("bound", spec, collective)
+        bound_key = ("rate-bound" if weighted else "bound", spec, collective)
         if bound_key not in cache:
-            cache[bound_key] = collective_bound(G, collective)
+            make = throughput_bound_for if weighted else collective_bound
+            cache[bound_key] = make(G, collective)
         bound = cache[bound_key]
-    if algorithm in BASELINES:
+    if weighted:
+        program = _throughput_program(
+            G, collective, nbytes, params, trees, reduce_trees, roots, cache, time_limit
+        )
+        if bound is True:
+            bound = throughput_bound_for(G, collective)
+    elif algorithm in BASELINES:
         program = baseline_program(G, algorithm, collective, nbytes, params)
     else:
         if trees is None:
@@ -185,3 +290,50 @@ def run_algorithm(
         bound=bound,
         bins=bins,
     )
+
+
+def _throughput_program(
+    G: nx.MultiDiGraph,
+    collective: str,
+    nbytes: int,
+    params: SimParams,
+    trees: TreePacking | list[TreeSet] | None,
+    reduce_trees: TreePacking | list[TreeSet] | None,
+    roots: str | None,
+    cache: MutableMapping[Any, Any] | None,
+    time_limit: float,
+) -> Program:
+    """The program of a throughput run: the given packing, or one built (and cached) for it."""
+    from supermesh.sim.packing import packing_program
+    from supermesh.trees.collective_trees import natural_direction, throughput_packing
+
+    if collective not in ("reducescatter", "allgather", "allreduce"):
+        raise SpecError(
+            f"the throughput packing is for ReduceScatter / AllGather / AllReduce, "
+            f"not {collective}",
+            hint="use --algorithm pipeline",
+        )
+    if roots is not None:
+        raise SpecError("the throughput packing roots trees at every chiplet", hint="drop --roots")
+    if reduce_trees is not None:
+        raise SpecError(
+            "a throughput packing runs both phases on the same trees",
+            hint="give one tree file",
+        )
+    if trees is None:
+        direction = natural_direction(collective)
+        memo: dict[int, TreePacking] = {}
+        if cache is not None:
+            memo = cache.setdefault(("throughput", G.graph.get("spec", id(G)), direction), {})
+        trees = throughput_packing(
+            G,
+            direction,
+            nbytes=nbytes,
+            chunk_bytes=params.chunk_bytes,
+            time_limit=time_limit,
+            memo=memo,
+        )
+    if isinstance(trees, TreePacking):
+        return packing_program(G, trees, collective, nbytes, params)
+    flat = [t for s in trees for t in s.trees]
+    return packing_program(G, flat, collective, nbytes, params, direction="out")

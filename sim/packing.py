@@ -29,13 +29,12 @@ from supermesh.sim.presets import SimParams, get_preset
 from supermesh.sim.program import PhaseBuilder, Program
 from supermesh.sim.result import SimResult
 from supermesh.sim.run import evaluate
-from supermesh.trees.fifo_order import Job, fifo_slots
+from supermesh.trees.fifo_order import FIFO_ROUNDS, Job, fifo_slots
 from supermesh.trees.model import Tree, TreePacking
 from supermesh.trees.oriented import OrientedTree, orient
 
 __all__ = ["packing_program", "simulate_packing"]
 
-_ROUNDS = 10  # rounds list-scheduled to find a steady-state FIFO order
 
 
 def _trees(packing: TreePacking | Sequence[Tree], direction: str) -> list[OrientedTree]:
@@ -103,7 +102,7 @@ def packing_program(
     arc_index: dict[tuple[int, int, int], int] = {}
 
     def phase(kind: str) -> PhaseBuilder:
-        rounds = min(max(counts), _ROUNDS)
+        rounds = min(max(counts), FIFO_ROUNDS)
         slots = fifo_slots(trees, kind, rounds=rounds) if order == "schedule" else {}
         jobs = []
         for ti, t in enumerate(trees):

@@ -1,7 +1,8 @@
 """The report: what a user wants to see first about a few topologies, side by side.
 
 :func:`build_report` composes every engine's part for each topology: its metrics, its tree counts
-with proof (Edmonds / Frank certificates), the AllReduce trees and their heights, how far it is
+with proof (Edmonds / Frank certificates), the AllReduce trees and their heights, the AllGather
+throughput bound with the rate and height of the throughput packing, how far it is
 from the cheapest design reaching its tree count, the family statement for all sizes where one is
 known, and the simulated AllReduce / ReduceScatter / AllGather times with speedups against the
 last topology given (the baseline).
@@ -43,6 +44,7 @@ def _trees_part(G: nx.MultiDiGraph, m: dict[str, Any], time_limit: float) -> dic
     corners = _corners(G)
     if corners is not None:
         part["corners"] = check_roots(G, corners).to_json()
+    part["allgather_throughput"] = _guarded(partial(_throughput_part, G, time_limit))
     packing = collective_trees(G, "allreduce", time_limit=time_limit, direction="out")
     trees: TreeSet = packing.sets[0]
     part["allreduce_trees"] = {
@@ -52,6 +54,24 @@ def _trees_part(G: nx.MultiDiGraph, m: dict[str, Any], time_limit: float) -> dic
         "max_height": trees.height,
     }
     return part
+
+
+def _throughput_part(G: nx.MultiDiGraph, time_limit: float) -> dict[str, Any]:
+    """The AllGather cut bound and the throughput packing's rate and height (exact shares)."""
+    from supermesh.trees.throughput import pack_throughput
+
+    p = pack_throughput(G, time_limit=time_limit, proof_time_limit=time_limit)
+    st = p.stats
+    return {
+        "bound": st["optimum"],
+        "rate": st.get("algbw_links"),
+        "rate_fraction": st.get("rate_fraction"),
+        "max_height": p.objective,
+        "lower_bound": p.lower_bound,
+        "eccentricity_bound": st["eccentricity_bound"],
+        "status": p.status,
+        "trees": len(p.trees),
+    }
 
 
 def _sim_part(G: nx.MultiDiGraph, nbytes: int, preset: str, time_limit: float) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections import defaultdict, deque
 from fractions import Fraction
 
@@ -25,6 +26,7 @@ from supermesh.testing.strategies import topology_specs
 from supermesh.topologies import build, compute_nodes
 from supermesh.trees.throughput import (
     choose_parts,
+    packing_rate,
     pack_throughput,
     rate_view,
     throughput_bound,
@@ -294,3 +296,16 @@ def test_cli_bound_collective(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["bound", "smbi:4x4", "--collective", "allgather", "--roots", "0"])
     assert exc.value.code == 2
+
+
+@pytest.mark.parametrize("parts", [3, 5])
+def test_part_counts_off_the_natural_multiple_reach_their_own_optimum(parts):
+    # mesh:4x4: rho* = 32/15, so K parts per rank put at least ceil(16 K / (32/15)) trees on
+    # some unit link (whole trees); K = 3 -> 23 (rate 48/23), K = 5 -> 38 (rate 40/19).
+    G = build("mesh:4x4")
+    p = pack_throughput(G, parts=parts)
+    whole = math.ceil(Fraction(16 * parts) / Fraction(32, 15))
+    assert Fraction(p.stats["algbw_links"]) == Fraction(16 * parts, whole)
+    assert packing_rate(G, p) == Fraction(16 * parts, whole)
+    assert p.status == "feasible"  # below the cut bound, so never called optimal
+    assert not [f for f in check_packing(G, p) if f.severity == "error"]

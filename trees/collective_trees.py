@@ -17,6 +17,13 @@ pipeline   height-optimal arc-disjoint trees (:func:`~supermesh.trees.packing.pa
            from the root (default the first corner; off grids the first of those roots) as
            :func:`~supermesh.trees.bounds.max_trees_from_root` proves fit (Edmonds).
 tto        TTO's three corner trees (AllReduce only; Laskar et al., HPCA 2024)
+throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter then AllGather on the same
+           trees): every chiplet roots several trees carrying equal shares of its data, all
+           running at once, at the exact cut-bound rate with the smallest heights
+           (:func:`~supermesh.trees.throughput.pack_throughput`, column generation; Zhao et al.,
+           ForestColl, 2024). In-trees for ReduceScatter, out-trees otherwise. The part count
+           ``K`` (trees per chiplet) suits ``nbytes`` (:func:`throughput_packing`); without a
+           size ``parts="auto"``. Not for Broadcast / Reduce.
 paper      the SuperMesh paper's Algorithm 1 (:func:`~supermesh.trees.baselines.algorithm1`).
            AllReduce: on ``roots``. ReduceScatter / AllGather: the paper's root order (one root
            per side, outside in: :func:`~supermesh.trees.roots_paper.paper_root_sets`; rank
@@ -36,11 +43,14 @@ References
 .. [2] S. Laskar et al., "Enhancing Collective Communication in MCM Accelerators for Deep
    Learning Training", HPCA 2024 (TTO).
 .. [3] J. Edmonds, "Edge-disjoint branchings", Combinatorial Algorithms, 1973.
+.. [4] L. Zhao et al., "ForestColl: Throughput-Optimal Collective Communications on Heterogeneous
+   Network Fabrics", arXiv:2402.06787, 2024.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 import networkx as nx
@@ -49,9 +59,16 @@ from supermesh.errors import InfeasibleError, SolverError, SpecError, SupermeshE
 from supermesh.trees.model import TreePacking, TreeSet
 from supermesh.trees.schedule_model import COLLECTIVES
 
-__all__ = ["COLLECTIVE_ALGORITHMS", "collective_trees", "natural_direction"]
+__all__ = [
+    "COLLECTIVE_ALGORITHMS",
+    "collective_trees",
+    "natural_direction",
+    "throughput_packing",
+]
 
-COLLECTIVE_ALGORITHMS = ("pipeline", "paper", "tto")
+COLLECTIVE_ALGORITHMS = ("pipeline", "paper", "tto", "throughput")
+PART_COUNTS = (1, 2, 3, 4, 6, 8, 12)
+"""Part counts (trees per chiplet) :func:`throughput_packing` chooses from."""
 
 
 def natural_direction(collective: str) -> str:
@@ -75,6 +92,11 @@ def _check(collective: str, algorithm: str, direction: str | None) -> tuple[str,
         )
     if algorithm == "tto" and name != "allreduce":
         raise SpecError("TTO is an AllReduce algorithm", hint="use --algorithm pipeline")
+    if algorithm == "throughput" and name in ("broadcast", "reduce"):
+        raise SpecError(
+            f"the throughput packing is for ReduceScatter / AllGather / AllReduce, not {name}",
+            hint="use --algorithm pipeline (as many trees from the root as Edmonds allows)",
+        )
     direction = direction or natural_direction(name)
     if direction not in ("out", "in"):
         raise SpecError(f"unknown direction {direction!r}", hint="use 'out' or 'in'")
@@ -261,6 +283,100 @@ def _every_rank(
     return _with_rule(_merge(G, packs, direction, "paper"), "paper order, sets of 4")
 
 
+def throughput_packing(
+    G: nx.MultiDiGraph,
+    direction: str = "out",
+    *,
+    nbytes: int | None = None,
+    chunk_bytes: int = 12288,
+    time_limit: float = 60.0,
+    memo: MutableMapping[int, TreePacking] | None = None,
+) -> TreePacking:
+    """The throughput packing with the part count that suits a collective of ``nbytes``.
+
+    Without ``nbytes``: ``pack_throughput(G, direction=direction, parts="auto")``. With it,
+    ``K = choose_parts(bound, n, nbytes, chunk_bytes, loads=...)`` over :data:`PART_COUNTS`,
+    with each count's busiest-link load estimated until its packing is built and the load it
+    really reached is known; a packing whose load exceeds its estimate sends the choice round
+    again (at most once per count, so the answer does not depend on what ``memo`` holds).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    direction : {"out", "in"}
+        Out-trees (AllGather, AllReduce) or in-trees (ReduceScatter).
+    nbytes : int, optional
+        Collective size in bytes.
+    chunk_bytes : int
+        Pipelining unit (both simulator presets: 12288).
+    time_limit : float
+        Seconds for the part split and the height proof of each packing.
+    memo : mutable mapping, optional
+        Packings by part count for this topology and direction, read and filled (a cache).
+
+    Returns
+    -------
+    TreePacking
+        ``method="colgen"``, one set with every tree; ``stats["rule"]`` names the choice.
+
+    Raises
+    ------
+    SpecError
+        Bad direction or size.
+    TopologyError
+        Fewer than two ranks, or ranks that cannot reach each other.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> p = throughput_packing(build("smbi:4x4"), nbytes=512 << 20)
+    >>> p.stats["parts"]["parts"], p.stats["algbw_links"], p.objective
+    (4, '64/15', 6)
+    """
+    from supermesh.topologies.model import compute_nodes
+    from supermesh.trees.throughput import pack_throughput
+    from supermesh.trees.throughput_bound import throughput_bound
+    from supermesh.trees.throughput_rates import choose_parts, estimated_load
+
+    if direction not in ("out", "in"):
+        raise SpecError(f"unknown direction {direction!r}", hint="use 'out' or 'in'")
+    memo = {} if memo is None else memo
+
+    def packing(parts: int | str) -> TreePacking:
+        key = parts if isinstance(parts, int) else 0
+        if key not in memo:
+            memo[key] = pack_throughput(
+                G,
+                direction=direction,
+                parts=parts,
+                proof_time_limit=time_limit,
+                parts_time_limit=time_limit,
+            )
+        return memo[key]
+
+    if nbytes is None:
+        return _with_rule(packing("auto"), "throughput, parts auto")
+    if nbytes < 1 or chunk_bytes < 1:
+        raise SpecError(f"collective size {nbytes} B and chunk {chunk_bytes} B must be positive")
+    collective = "allgather" if direction == "out" else "reducescatter"
+    n = len(compute_nodes(G))
+    rho = throughput_bound(G, collective).value
+    loads = {k: estimated_load(rho, n, k) for k in PART_COUNTS}
+    built: set[int] = set()
+    while True:
+        k = choose_parts(rho, n, nbytes, chunk_bytes, loads=loads)
+        p = packing(k)
+        if k in built or "parts" not in p.stats:
+            break
+        built.add(k)
+        reached = Fraction(p.stats["parts"]["max_load"])
+        if reached <= loads[k]:
+            loads[k] = reached
+            break
+        loads[k] = reached
+    return _with_rule(p, f"throughput, {k} parts for {nbytes} B", chosen_parts=k)
+
+
 def collective_trees(
     G: nx.MultiDiGraph,
     collective: str,
@@ -270,6 +386,8 @@ def collective_trees(
     time_limit: float = 60.0,
     direction: str | None = None,
     fast: bool = False,
+    nbytes: int | None = None,
+    chunk_bytes: int = 12288,
 ) -> TreePacking:
     """The trees ``algorithm`` uses for ``collective`` on ``G`` (rules in the module docstring).
 
@@ -278,7 +396,7 @@ def collective_trees(
     G : networkx.MultiDiGraph
         The topology.
     collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce"}
-    algorithm : {"pipeline", "paper", "tto"}
+    algorithm : {"pipeline", "paper", "tto", "throughput"}
     roots : str, optional
         AllReduce: the roots of its one set; Broadcast / Reduce: the first one is the root;
         ReduceScatter / AllGather: root sets separated by ``;``. Read by
@@ -291,6 +409,11 @@ def collective_trees(
     fast : bool
         ReduceScatter / AllGather with ``pipeline``: :func:`~supermesh.trees.roots.root_sets`'
         fast mode (for sweeps; same proofs, shorter search).
+    nbytes : int, optional
+        ``throughput``: the collective size, which sets the part count (see
+        :func:`throughput_packing`); without it ``parts="auto"``. Other algorithms ignore it.
+    chunk_bytes : int
+        ``throughput``: the pipelining unit the part count is chosen for.
 
     Returns
     -------
@@ -300,7 +423,8 @@ def collective_trees(
     Raises
     ------
     SpecError
-        Unknown collective, algorithm or direction; TTO for anything but AllReduce.
+        Unknown collective, algorithm or direction; TTO for anything but AllReduce;
+        ``throughput`` for Broadcast / Reduce or with ``roots``.
     InfeasibleError
         The given roots admit no trees (with Edmonds' certificate).
     SupermeshError
@@ -315,8 +439,19 @@ def collective_trees(
     >>> q = collective_trees(build("smbi:4x4"), "broadcast")
     >>> len(q.sets[0].trees), q.status
     (4, 'optimal')
+    >>> t = collective_trees(build("mesh:4x4"), "allgather", algorithm="throughput")
+    >>> t.method, t.stats["algbw_links"], t.stats["rule"]
+    ('colgen', '32/15', 'throughput, parts auto')
     """
     collective, direction = _check(collective, algorithm, direction)
+    if algorithm == "throughput":
+        if roots is not None:
+            raise SpecError(
+                "the throughput packing roots trees at every chiplet", hint="drop --roots"
+            )
+        return throughput_packing(
+            G, direction, nbytes=nbytes, chunk_bytes=chunk_bytes, time_limit=time_limit
+        )
     if collective == "allreduce":
         return _allreduce(G, algorithm, roots, direction, time_limit)
     if collective in ("broadcast", "reduce"):

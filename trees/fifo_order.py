@@ -26,9 +26,11 @@ from collections.abc import Sequence
 from supermesh.errors import SpecError, TopologyError
 from supermesh.trees.oriented import OrientedTree
 
-__all__ = ["Job", "fifo_slots"]
+__all__ = ["FIFO_ROUNDS", "Job", "fifo_slots"]
 
 Job = tuple[int, int]  # (tree index, node whose parent arc carries the transfer)
+# rounds list-scheduled to find a steady-state order; schedules and the simulator use the same
+FIFO_ROUNDS = 10
 
 
 def fifo_slots(
@@ -53,7 +55,7 @@ def fifo_slots(
     kind : {"forward", "reduce"}
         AllGather / broadcast (down the trees) or ReduceScatter / reduce (up the trees).
     rounds : int
-        Rounds to schedule (use the number of chunks per tree, at most about 10).
+        Rounds to schedule: the number of chunks per tree, at most :data:`FIFO_ROUNDS`.
     tries : int
         Random tie-breaks tried when ``rounds == 1``.
     seed : int

@@ -16,9 +16,12 @@ Entry fields (JSON / CSV names; Python attribute in brackets where it differs)
                       Broadcast, Reduce number trees set-major ``g = 0..k-1`` and tree ``g``
                       carries ``[g*C, g*C + C - 1]``; ReduceScatter / AllGather give the tree of
                       the root with rank ``r`` (position among the compute chiplets) the block
-                      ``[r*C, r*C + C - 1]``. ``C`` is ``Schedule.chunks``.
+                      ``[r*C, r*C + C - 1]``. ``C`` is ``Schedule.chunks``. Weighted tables
+                      (below) split each root's block among its trees instead.
     ``src``, ``dst``, ``key``   the arc the data use (``key`` tells parallel links apart)
-    ``step``          position of this entry in the FIFO of its arc ``(src, dst, key)``
+    ``step``          position of this entry in the FIFO of its arc ``(src, dst, key)`` (inside
+                      a set, where several of its trees share the arc: the order of
+                      :func:`~supermesh.trees.fifo_order.fifo_slots`, below)
     ``depth``         depth of the arc's child end in its tree (1 for arcs touching the root)
     ``deps``          ids of the entries whose delivery of the *same chunk* this entry waits for:
                       ``rs``/``reduce``: the entries of the same tree into ``src`` (its children);
@@ -34,12 +37,37 @@ Entry fields (JSON / CSV names; Python attribute in brackets where it differs)
 Order. Entries are sorted by (phase: ``rs`` before ``ag``; set; leaves first for in-tree phases
 (depth descending), root first for out-tree phases (depth ascending); tree; src; dst; key) and
 ``id`` is the position in that order, so every dependency points to a smaller id. The FIFO of a
-link holds (entry, chunk) pairs ordered by (phase, set, chunk, step): all sets share one FIFO per
-link in set order, and inside a set chunk ``c`` of every entry goes before chunk ``c + 1`` (with
-arc-disjoint trees a set has at most one entry per link, so a FIFO is its entries one after the
-other in step order). AllReduce has ``barrier = True``: no ``ag`` chunk moves until every root
-holds every reduced chunk (the simulator's global barrier); the ``deps`` give only the data
-dependency.
+link holds (entry, chunk) pairs ordered by (phase, set, chunk, step), where chunk is the index
+``0, 1, ...`` inside the entry's range: all sets share one FIFO per link in set order, and inside
+a set chunk ``c`` of every entry goes before chunk ``c + 1`` (an entry with fewer chunks drops
+out once its chunks are done). With arc-disjoint trees a set has at most one entry per link, so
+a FIFO is its entries one after the other in id order. Where several trees of one set share a
+link, their steps follow :func:`~supermesh.trees.fifo_order.fifo_slots` (a list schedule of
+``min(chunks of the set's largest tree, 10)`` rounds, ``kind`` ``forward`` for out-tree phases
+and ``reduce`` for in-tree phases, trees indexed as in the set and oriented parent -> child):
+the order :func:`supermesh.sim.packing.packing_program` simulates. AllReduce has
+``barrier = True``: no ``ag`` chunk moves until every root holds every reduced chunk (the
+simulator's global barrier); the ``deps`` give only the data dependency.
+
+Weighted tables (throughput packings). A ReduceScatter, AllGather or AllReduce packing in which
+some root roots several trees or trees of one set share a link, and the shares
+(:attr:`Tree.share`) of each root's trees add up to 1 within ``1e-9`` (as
+:func:`~supermesh.trees.throughput.pack_throughput` makes them), gives a *weighted* table:
+``Schedule.shares`` records every tree's share, per set and tree. The roots, in rank order, own
+blocks ``b = 0, 1, ...`` (ReduceScatter / AllGather: every rank roots a tree, so ``b`` is the
+rank) and block ``b`` is the chunks ``[b*C, b*C + C - 1]`` with ``C = Schedule.chunks``. The
+root's trees, in set-major order, carry consecutive ranges of its block whose lengths
+:func:`split_block` gives (largest remainder: ``floor(C * share / total)`` each, the chunks left
+over one each to the largest fractional parts, ties to the earlier tree, then a tree left with no
+chunk takes one from the tree with the most), so every chunk of the block is carried by exactly
+one tree, and ``K`` equal shares get equal counts when ``K`` divides ``C``. ``C`` derived from
+``nbytes`` is ``ceil(nbytes / (roots * chunk_bytes))``, rounded up to a multiple of ``K`` when
+every share is ``1/K`` (each tree then carries ``ceil(nbytes / (n * K * chunk_bytes))`` chunks,
+as in the simulator's packing program), and at least the most trees of one root. Every other
+packing (arc-disjoint sets with equal shares) gives the table described above, unchanged.
+Weighted tables assume a receive slot per table row (link and tree) rather than per link
+(:mod:`supermesh.verify.fifo`): with many trees on a link and one slot per link, a chunk held at
+a receiver can wait for a link held by another tree's chunk, and the FIFO order can deadlock.
 
 The data types and their JSON form are in :mod:`supermesh.trees.schedule_model`.
 """
@@ -55,6 +83,7 @@ import networkx as nx
 
 from supermesh.errors import SpecError, TopologyError
 from supermesh.topologies.model import compute_nodes
+from supermesh.trees.fifo_order import FIFO_ROUNDS
 from supermesh.trees.model import Tree, TreePacking
 from supermesh.trees.schedule_model import (
     CHUNK_BYTES,
@@ -62,6 +91,12 @@ from supermesh.trees.schedule_model import (
     PHASES,
     Schedule,
     ScheduleEntry,
+)
+from supermesh.trees.schedule_weighted import (
+    shared_link_order,
+    shares_links,
+    split_block,
+    weighted_ranges,
 )
 
 __all__ = [
@@ -72,7 +107,11 @@ __all__ = [
     "ScheduleEntry",
     "build_schedule",
     "chunks_for",
+    "split_block",
 ]
+
+SHARE_TOLERANCE = 1e-9
+"""How far the shares of one root's trees may be from adding up to 1 in a weighted table."""
 
 # collective -> its phases in order, each with the tree direction it runs on
 _PHASES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -178,24 +217,61 @@ def _tree_shape(
     return depth, children
 
 
-def _check_roots(G: nx.MultiDiGraph, collective: str, sets: list[list[Tree]]) -> None:
-    roots = [t.root for s in sets for t in s]
-    shares = {t.share for s in sets for t in s}
+def _check_roots(
+    G: nx.MultiDiGraph, collective: str, sets: list[list[Tree]], ranks: Sequence[int]
+) -> bool:
+    """Check the roots and shares fit the collective; True for a weighted table (see above)."""
+    trees = [t for s in sets for t in s]
+    roots = [t.root for t in trees]
+    shares = {t.share for t in trees}
+    per_root: dict[int, list[float]] = defaultdict(list)
+    for t in trees:
+        per_root[t.root].append(t.share)
+    sums = {r: math.fsum(v) for r, v in per_root.items()}
+    several = any(len(v) > 1 for v in per_root.values()) or any(shares_links(s) for s in sets)
+    if (
+        collective in ("reducescatter", "allgather", "allreduce")
+        and several
+        and all(abs(x - 1) <= SHARE_TOLERANCE for x in sums.values())
+    ):
+        bad = [t for t in trees if not t.share > 0]
+        if bad:
+            raise SpecError(
+                f"the tree rooted at {bad[0].root} has share {bad[0].share}; shares must be > 0",
+                hint="drop trees that carry nothing",
+            )
+        need = set(ranks) if collective != "allreduce" else set(per_root)
+        if set(per_root) != need or not need <= set(ranks):
+            odd = sorted(set(per_root) ^ need) or sorted(set(per_root) - set(ranks))
+            raise TopologyError(
+                f"{collective} needs trees rooted at every one of the {len(ranks)} ranks and "
+                f"nowhere else; chiplet {odd[0]} breaks that",
+                hint="every rank roots at least one tree, with shares adding up to 1",
+            )
+        return True
     if len(shares) > 1:
-        raise SpecError("trees with different shares are not supported", hint="use equal shares")
+        r = next((r for r, x in sums.items() if abs(x - 1) > SHARE_TOLERANCE), roots[0])
+        raise SpecError(
+            f"trees with different shares need each root's shares to add up to 1; the trees "
+            f"of root {r} add up to {sums[r]:.12g}",
+            hint="use equal shares, or shares of one root that add up to 1 "
+            "(ReduceScatter / AllGather / AllReduce)",
+        )
     if collective in ("reducescatter", "allgather"):
         ranks = compute_nodes(G)
         if sorted(roots) != ranks:
             raise TopologyError(
                 f"{collective} needs one tree rooted at each of the {len(ranks)} compute "
                 f"chiplets; the trees have roots {sorted(roots)}",
-                hint="give one root set per group of chiplets covering every chiplet once",
+                hint="give one root set per group of chiplets covering every chiplet once, "
+                "or several trees per chiplet with shares adding up to 1",
             )
     elif collective in ("broadcast", "reduce") and len(set(roots)) != 1:
         raise TopologyError(
             f"{collective} needs every tree rooted at the same chiplet, not {roots}",
             hint="pack the trees with the same root repeated",
         )
+    return False
 
 
 def build_schedule(
@@ -222,9 +298,13 @@ def build_schedule(
         At most one packing per direction. A phase whose direction is missing uses the other
         packing's trees with every arc reversed, which needs a symmetric network (every arc
         ``u -> v`` key ``k`` has ``v -> u`` key ``k``); AllReduce with two packings needs the
-        same roots in the same order in both.
+        same roots in the same order in both (and, weighted, the same shares). A throughput
+        packing (several trees per root, or trees of a set sharing links, with the shares of a
+        root adding up to 1) gives a weighted table (module docstring).
     chunks : int, optional
-        Chunks per tree ``C``. Default: derived from ``nbytes`` (see :func:`chunks_for`), else 1.
+        Chunks per tree ``C`` (weighted tables: per root block, at least the most trees of one
+        root). Default: derived from ``nbytes`` (see :func:`chunks_for` and the module
+        docstring), else 1 (weighted: the most trees of one root).
     nbytes : int, optional
         Data size in bytes (recorded in the schedule).
     chunk_bytes : int
@@ -237,7 +317,9 @@ def build_schedule(
     Raises
     ------
     SpecError
-        On an unknown collective, a chunk count below 1, or two packings of one direction.
+        On an unknown collective, a chunk count below 1 (or, weighted, below the trees of one
+        root), two packings of one direction, or trees of different shares whose shares per
+        root do not add up to 1.
     TopologyError
         If a tree uses an arc the topology lacks, is not an arborescence, misses a chiplet it
         must span, the roots do not fit the collective, or a needed reversal is impossible.
@@ -254,6 +336,15 @@ def build_schedule(
     [(3, 1, ()), (1, 0, (0,)), (2, 0, ()), (0, 1, (1, 2)), (0, 2, (1, 2)), (1, 3, (3,))]
     >>> s.tables[3], s.entries[1].op
     ((0, 5), 'recv-reduce-send')
+
+    A throughput packing: two trees per chiplet, each carrying half of its block of 4 chunks.
+
+    >>> from supermesh.trees.throughput import pack_throughput
+    >>> w = build_schedule(G, "allgather", pack_throughput(G, parts=2), chunks=4)
+    >>> w.shares
+    ((0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5),)
+    >>> sorted({(e.root, e.tree_index, e.chunk_first, e.chunk_last) for e in w.entries})[:4]
+    [(0, 0, 0, 1), (0, 1, 2, 3), (1, 2, 4, 5), (1, 3, 6, 7)]
     """
     if collective not in COLLECTIVES:
         raise SpecError(f"unknown collective {collective!r}", hint=f"use one of {COLLECTIVES}")
@@ -270,38 +361,52 @@ def build_schedule(
                 hint="tree t of both packings must have the same root",
             )
     first_sets = next(iter(phase_sets.values()))
-    _check_roots(G, collective, first_sets)
     span = packs[0].span
     # the ranks are the chiplets taking part: a packing that spans fewer (TTO leaves one corner
     # out of the computation) makes the others pure relays
     ranks = sorted(span) if span is not None else compute_nodes(G)
-    if chunks is None and nbytes is not None:
+    weighted = _check_roots(G, collective, first_sets, ranks)
+    if weighted and len(phase_sets) == 2:
+        rs_shares = [[t.share for t in s] for s in phase_sets["rs"]]
+        ag_shares = [[t.share for t in s] for s in phase_sets["ag"]]
+        if rs_shares != ag_shares:
+            raise TopologyError(
+                "AllReduce in-tree shares differ from out-tree shares",
+                hint="tree t of both packings must carry the same share",
+            )
+    bad = (chunks is not None and chunks < 1) or chunk_bytes < 1
+    if bad or (nbytes is not None and nbytes < 1):
+        raise SpecError(f"chunks={chunks}, chunk_bytes={chunk_bytes}, nbytes={nbytes}: need >= 1")
+    ranges: dict[tuple[int, int], tuple[int, int]] = {}
+    if weighted:
+        chunks, ranges = weighted_ranges(first_sets, ranks, chunks, nbytes, chunk_bytes)
+    elif chunks is None and nbytes is not None:
         ntrees = sum(len(s) for s in first_sets)
         chunks = chunks_for(collective, nbytes, ntrees, len(ranks), chunk_bytes)
     chunks = 1 if chunks is None else chunks
-    if chunks < 1 or chunk_bytes < 1 or (nbytes is not None and nbytes < 1):
-        raise SpecError(f"chunks={chunks}, chunk_bytes={chunk_bytes}, nbytes={nbytes}: need >= 1")
-    span_nodes = ranks
     rank_of = {v: i for i, v in enumerate(ranks)}
     rows: list[ScheduleEntry] = []
+    slots: dict[tuple[str, int], dict[tuple[int, int], int]] = {}
     for phase, direction in _PHASES[collective]:
         g = 0
         for si, trees in enumerate(phase_sets[phase]):
             for ti, tree in enumerate(trees):
-                depth, kids = _tree_shape(
-                    G, tree, direction, span_nodes, f"{phase} set {si} tree {ti}"
-                )
+                depth, kids = _tree_shape(G, tree, direction, ranks, f"{phase} set {si} tree {ti}")
                 block = rank_of[tree.root] if collective in ("reducescatter", "allgather") else g
                 g += 1
+                first, last = ranges.get((si, ti), (block * chunks, block * chunks + chunks - 1))
                 for u, v, k in tree.arcs:
                     rows.append(ScheduleEntry(
-                        -1, collective, phase, si, ti, tree.root, block * chunks,
-                        block * chunks + chunks - 1, u, v, k, -1,
+                        -1, collective, phase, si, ti, tree.root, first, last, u, v, k, -1,
                         depth[v if direction == "out" else u], (),
                         _op(direction, tree.root, u, len(kids.get(u, ())), u in rank_of),
                         "store" if direction == "out" else "reduce",
                     ))  # fmt: skip
-    entries = _number(rows, collective)
+            longest = max((b - a + 1 for (i, _), (a, b) in ranges.items() if i == si), default=0)
+            order = shared_link_order(trees, direction, min(longest or chunks, FIFO_ROUNDS))
+            if order is not None:
+                slots[(phase, si)] = order
+    entries = _number(rows, collective, slots)
     tables: dict[int, list[int]] = {int(n): [] for n in G.nodes}
     for e in entries:
         tables[e.src].append(e.id)
@@ -317,6 +422,7 @@ def build_schedule(
         ranks=tuple(ranks),
         entries=tuple(entries),
         tables={n: tuple(ids) for n, ids in sorted(tables.items())},
+        shares=tuple(tuple(t.share for t in s) for s in first_sets) if weighted else None,
     )
 
 
@@ -335,17 +441,44 @@ def _order(e: ScheduleEntry) -> tuple[int, ...]:
     return (PHASES.index(e.phase), e.set_index, depth_key, e.tree_index, e.src, e.dst, e.key)
 
 
-def _number(rows: list[ScheduleEntry], collective: str) -> list[ScheduleEntry]:
-    """Sort rows into the global order and fill in ids, FIFO steps and dependencies."""
+def _number(
+    rows: list[ScheduleEntry],
+    collective: str,
+    slots: dict[tuple[str, int], dict[tuple[int, int], int]],
+) -> list[ScheduleEntry]:
+    """Sort rows into the global order and fill in ids, FIFO steps and dependencies.
+
+    Steps: per link in id order (sets in order), except that inside a (phase, set) listed in
+    ``slots`` the entries of a link follow their ``fifo_slots`` position (key: tree index and the
+    child end of the arc).
+    """
     rows = sorted(rows, key=_order)
     into: dict[tuple[str, int, int, int], list[int]] = defaultdict(list)
+    on_link: dict[tuple[int, int, int], list[int]] = defaultdict(list)
     for i, e in enumerate(rows):
         into[(e.phase, e.set_index, e.tree_index, e.dst)].append(i)
-    fifo_len: dict[tuple[int, int, int], int] = defaultdict(int)
+        on_link[e.arc].append(i)
+    step: dict[int, int] = {}
+    for ids in on_link.values():
+        runs: dict[tuple[str, int], list[int]] = defaultdict(list)
+        for i in ids:  # id order keeps (phase, set) runs in order
+            runs[(rows[i].phase, rows[i].set_index)].append(i)
+        n = 0
+        for key, run in runs.items():
+            pos = slots.get(key)
+            if pos is not None:
+                run = sorted(run, key=lambda i: (pos[_job(rows[i])], i))
+            for i in run:
+                step[i] = n
+                n += 1
     out = []
     for i, e in enumerate(rows):
         phase = "rs" if collective == "allreduce" and e.src == e.root else e.phase
         deps = tuple(into.get((phase, e.set_index, e.tree_index, e.src), ()))
-        out.append(replace(e, id=i, step=fifo_len[e.arc], deps=deps))
-        fifo_len[e.arc] += 1
+        out.append(replace(e, id=i, step=step[i], deps=deps))
     return out
+
+
+def _job(e: ScheduleEntry) -> tuple[int, int]:
+    """The ``fifo_slots`` key of an entry: its tree and the child end of its arc."""
+    return (e.tree_index, e.src if e.phase in ("rs", "reduce") else e.dst)

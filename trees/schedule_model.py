@@ -13,7 +13,12 @@ JSON (``format: "supermesh-schedule"``, ``version: 1``)::
      "entries": [{"id": 0, "collective": "allreduce", "phase": "rs", "set": 0, "tree": 0,
                   "root": 0, "chunk_first": 0, "chunk_last": 85, "src": 5, "dst": 1, "key": 0,
                   "step": 0, "depth": 3, "deps": [], "op": "send", "on_recv": "reduce"}, ...],
-     "tables": {"0": [ids...], "1": [...], ...}}         # every node of the topology
+     "tables": {"0": [ids...], "1": [...], ...},         # every node of the topology
+     "shares": [[0.25, 0.25, ...]]}                     # weighted tables only: per set, per tree
+
+``shares`` is written only for a weighted table (several trees per root splitting its block of
+``chunks`` chunks, :mod:`supermesh.trees.schedule`); a table without it has every tree carry
+``chunks`` chunks, and reads and writes exactly as before the field existed.
 """
 
 from __future__ import annotations
@@ -128,7 +133,8 @@ class Schedule:
     collective : str
         One of :data:`COLLECTIVES`.
     chunks : int
-        ``C``: chunks per tree (every tree carries the same number).
+        ``C``: chunks per tree (every tree carries the same number), or, in a weighted table
+        (``shares`` set), chunks per root block, split among the root's trees by share.
     chunk_bytes : int
         Bytes per chunk (12288 = 3 messages of 4096 B).
     nbytes : int or None
@@ -144,6 +150,10 @@ class Schedule:
     tables : dict
         Node id -> ids of the entries where it is ``src`` or ``dst``, ascending (every node of
         the topology has a key, possibly with no rows).
+    shares : tuple of tuple of float, or None
+        Weighted tables: the share of its root's data each tree carries, per set, per tree (the
+        shape of ``roots``; the shares of one root add up to 1). ``None``: every tree carries
+        ``chunks`` chunks.
 
     Examples
     --------
@@ -169,6 +179,12 @@ class Schedule:
     ranks: tuple[int, ...]
     entries: tuple[ScheduleEntry, ...]
     tables: dict[int, tuple[int, ...]]
+    shares: tuple[tuple[float, ...], ...] | None = None
+
+    @property
+    def weighted(self) -> bool:
+        """True when trees carry shares of their root's block (``shares`` is set)."""
+        return self.shares is not None
 
     def fifos(self) -> dict[tuple[int, int, int], list[int]]:
         """Link ``(src, dst, key)`` -> entry ids in step order."""
@@ -183,7 +199,7 @@ class Schedule:
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict (see the module docstring)."""
-        return {
+        doc: dict[str, Any] = {
             "format": FORMAT,
             "version": 1,
             "topology": self.topology,
@@ -197,6 +213,9 @@ class Schedule:
             "entries": [e.to_json() for e in self.entries],
             "tables": {str(n): list(ids) for n, ids in sorted(self.tables.items())},
         }
+        if self.shares is not None:
+            doc["shares"] = [list(s) for s in self.shares]
+        return doc
 
     @classmethod
     def from_json(cls, doc: Any, *, source: str = "schedule file") -> Schedule:
@@ -220,6 +239,16 @@ class Schedule:
         ):
             raise InputFileError(f"{source} tables must map node ids to lists of entry ids")
         nbytes = doc.get("nbytes")
+        shares = doc.get("shares")
+        if shares is not None and not (
+            isinstance(shares, list)
+            and all(
+                isinstance(s, list)
+                and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in s)
+                for s in shares
+            )
+        ):
+            raise InputFileError(f"{source} shares must be lists (per set) of numbers (per tree)")
         return cls(
             topology=str(doc["topology"]),
             collective=doc["collective"],
@@ -231,4 +260,5 @@ class Schedule:
             ranks=tuple(int(r) for r in doc["ranks"]),
             entries=entries,
             tables={int(k): tuple(int(i) for i in v) for k, v in tables.items()},
+            shares=None if shares is None else tuple(tuple(float(x) for x in s) for s in shares),
         )

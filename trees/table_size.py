@@ -1,8 +1,9 @@
 """How many bytes each chiplet's schedule table takes in a stated compact binary encoding.
 
-A table is a 4-byte header (collective 3 bits, chunks per tree 16 bits, row count 13 bits) and
-one fixed-width row per entry the chiplet sends or receives. Each row is padded to whole bytes.
-Field widths (bits), derived from the schedule by :meth:`TableEncoding.for_schedule`:
+A table is a header (collective 3 bits, chunks per tree 16 bits, row count 13 bits: 4 bytes;
+the two counts widen when a schedule needs more) and one fixed-width row per entry the chiplet
+sends or receives. Each row is padded to whole bytes. Field widths (bits), derived from the
+schedule by :meth:`TableEncoding.for_schedule`:
 
 =========  ==============================  ==================================================
 field      width                           why
@@ -12,13 +13,20 @@ role       1                               this chiplet sends or receives the en
 op         2                               send / recv-send / recv-reduce-send
 set        ceil(log2 sets)                 which tree set (0 bits with one set)
 tree       ceil(log2 trees per set)        which tree in the set
-chunks     2 x 16                          first and last chunk id
+chunks     2 x max(16, ceil(log2 chunk ids))  first and last chunk id
 src, dst   ceil(log2 nodes) each           chiplet ids
 key        ceil(log2 parallel links)       0 on a mesh, 1 on SuperMesh
 step       ceil(log2 (longest FIFO))       position in the link FIFO
 deps       max in-degree (arcs)            bitmask over the sender's incoming links: which
                                            arrivals (of the same tree and chunk) it waits for
 =========  ==============================  ==================================================
+
+Weighted tables (throughput packings, :mod:`supermesh.trees.schedule`) are counted the same
+way, row by row: every tree has its own rows (one per arc it uses at each end, repeated trees
+included), so a packing with ``K`` trees per rank has about ``K`` times the rows of one tree per
+rank; the ``tree`` field grows to ``ceil(log2 (n * K))`` bits since one set holds every tree, and
+each row's chunk range is that tree's part of its root's block, so the shares need no field of
+their own.
 
 The paper reports 3.2 KB of schedule table for 64 chiplets (SuperMesh, MICRO 2025, section 5);
 ``bench/bench_schedule.py`` compares.
@@ -50,6 +58,7 @@ class TableEncoding:
     step_bits: int
     deps_bits: int
     header_bytes: int = 4
+    chunk_bits: int = 16
 
     def widths(self) -> dict[str, int]:
         """Field name -> width in bits, in row order."""
@@ -59,7 +68,7 @@ class TableEncoding:
             "op": 2,
             "set": self.set_bits,
             "tree": self.tree_bits,
-            "chunks": 32,
+            "chunks": 2 * self.chunk_bits,
             "src": self.node_bits,
             "dst": self.node_bits,
             "key": self.key_bits,
@@ -102,7 +111,19 @@ class TableEncoding:
         for e in entries:
             indeg.setdefault(e.dst, set()).add(e.arc)
         ports = max((len(a) for a in indeg.values()), default=0)
-        return cls(_bits(nsets), _bits(per_set), _bits(nodes), _bits(keys), _bits(fifo), ports)
+        chunk_bits = max(16, _bits(1 + max((e.chunk_last for e in entries), default=0)))
+        most_rows = max((len(ids) for ids in schedule.tables.values()), default=0)
+        header = 3 + max(16, _bits(schedule.chunks + 1)) + max(13, _bits(most_rows + 1))
+        return cls(
+            _bits(nsets),
+            _bits(per_set),
+            _bits(nodes),
+            _bits(keys),
+            _bits(fifo),
+            ports,
+            header_bytes=math.ceil(header / 8),
+            chunk_bits=chunk_bits,
+        )
 
 
 def table_bytes(schedule: Schedule, encoding: TableEncoding | None = None) -> dict[int, int]:

@@ -38,7 +38,7 @@ from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import SpecError
+from supermesh.errors import SolverError, SpecError
 from supermesh.trees.model import Tree
 from supermesh.trees.throughput_lp import Column, Network, Progress, column_generation
 from supermesh.trees.throughput_polish import polish_parts
@@ -182,21 +182,38 @@ def dive_parts(
         }
         fix = {j: min(left[work.columns[j].root], math.floor(v + 1e-6)) for j, v in y.items()}
         fix = {j: m for j, m in fix.items() if m >= 1}
-        if not fix:
-            if not y:
-                raise ValueError("the dive found no tree for an open root (internal error)")
+        if not fix and y:
             fix = {max(y, key=lambda i: (y[i], -i)): 1}
+        elif not fix:  # the LP left every open root at rate 0: give one a tree it already has
+            fix = {_fallback_column(work, left, count): 1}
         for j, m in sorted(fix.items()):
             r = work.columns[j].root
             if m > left[r]:
                 continue
-            count[j] = m
+            count[j] = count.get(j, 0) + m
             left[r] -= m
-            work.fixed[j] = net.order * m / parts
+            work.fixed[j] = net.order * count[j] / parts
             if left[r] == 0:
                 work.closed.add(r)
         column_generation(net, height, work.lam, work, deadline=deadline)
     return [(work.columns[j], m) for j, m in sorted(count.items())]
+
+
+def _fallback_column(work: Progress, left: dict[int, int], count: dict[int, int]) -> int:
+    """A column for the open root with the most trees left: its heaviest, else its most used.
+
+    Used when the re-optimised LP gives no open root a positive rate (the fixed trees already
+    fill its cut); the tree chosen may repeat one already fixed, which equal parts allow.
+    """
+    root = max((r for r, k in left.items() if k > 0), key=lambda r: (left[r], -r))
+    mine = [j for j, c in enumerate(work.columns) if c.root == root]
+    if not mine:
+        raise SolverError(
+            f"no tree of the allowed height rooted at {root} was found",
+            hint="raise the height cap (max_height) or use another part count",
+        )
+    weights = work.weights
+    return max(mine, key=lambda j: (count.get(j, 0), weights[j] if j < len(weights) else 0.0, -j))
 
 
 def expand_parts(net: Network, choice: Choice, parts: int) -> tuple[list[Tree], Fraction]:

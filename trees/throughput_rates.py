@@ -18,7 +18,7 @@ from supermesh.errors import SpecError
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.trees.throughput_bound import exact_fraction
 
-__all__ = ["choose_parts", "packing_rate", "rate_view"]
+__all__ = ["choose_parts", "estimated_load", "packing_rate", "rate_view"]
 
 
 def packing_rate(G: nx.MultiDiGraph, packing: TreePacking) -> Fraction:
@@ -83,6 +83,22 @@ def rate_view(packing: TreePacking, rate: Fraction | float | None = None) -> Tre
     )
 
 
+def estimated_load(optimum: Fraction, nranks: int, parts: int) -> Fraction:
+    """Trees on the busiest link (per unit of bandwidth) expected with ``parts`` trees per rank.
+
+    ``parts * nranks / optimum`` rounded up, plus one when ``parts`` is not a multiple of the
+    natural count ``k`` (the numerator of ``optimum / nranks``): multiples of ``k`` reach the
+    optimum exactly, other counts usually lose a tree to rounding.
+
+    Examples
+    --------
+    >>> estimated_load(Fraction(256, 63), 64, 4), estimated_load(Fraction(256, 63), 64, 1)
+    (Fraction(63, 1), Fraction(17, 1))
+    """
+    natural = (optimum / nranks).numerator
+    return Fraction(math.ceil(parts * nranks / optimum) + (0 if parts % natural == 0 else 1))
+
+
 def choose_parts(
     optimum: Fraction | float,
     nranks: int,
@@ -139,16 +155,12 @@ def choose_parts(
     if nranks < 1 or nbytes < 1 or chunk_bytes < 1:
         raise SpecError("choose_parts needs positive nranks, nbytes and chunk_bytes")
     rho = Fraction(str(optimum)) if isinstance(optimum, float) else Fraction(optimum)
-    natural = (rho / nranks).numerator
     counts = sorted(loads) if loads is not None else sorted(set(candidates))
     best: tuple[Fraction, int] | None = None
     for k in counts:
         if k < 1:
             continue
-        if loads is not None:
-            load = Fraction(loads[k])
-        else:
-            load = Fraction(math.ceil(k * nranks / rho) + (0 if k % natural == 0 else 1))
+        load = Fraction(loads[k]) if loads is not None else estimated_load(rho, nranks, k)
         work = load * math.ceil(nbytes / (nranks * k * chunk_bytes))
         if best is None or work < best[0]:
             best = (work, k)

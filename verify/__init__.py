@@ -34,6 +34,12 @@ from supermesh.verify.deadlock import (
 from supermesh.verify.fifo import FifoModel, Transfer, table_model
 from supermesh.verify.files import FileReport, check_document, check_file
 from supermesh.verify.findings import Finding, errors, format_finding
+from supermesh.verify.rates import (
+    RateReport,
+    check_weighted_packing,
+    is_weighted_packing,
+    rate_report,
+)
 from supermesh.verify.schedule import check_schedule
 from supermesh.verify.tree_schedule import TreeSchedule, transfers, tree_model
 from supermesh.verify.trees import (
@@ -49,6 +55,7 @@ __all__ = [
     "FifoModel",
     "FileReport",
     "Finding",
+    "RateReport",
     "Transfer",
     "TreeSchedule",
     "check_certificate",
@@ -63,6 +70,7 @@ __all__ = [
     "check_rates",
     "check_schedule",
     "check_tree",
+    "check_weighted_packing",
     "crossing_arcs",
     "dependency_graph",
     "eccentricity",
@@ -70,6 +78,8 @@ __all__ = [
     "fifo_model",
     "fifo_orders",
     "format_finding",
+    "is_weighted_packing",
+    "rate_report",
     "span_nodes",
     "table_model",
     "transfers",

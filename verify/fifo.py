@@ -9,9 +9,10 @@ A :class:`FifoModel` is the schedule as it will run, reduced to what can make a 
 * ``deps``: the transfers whose delivery (of the same chunk) a transfer waits for;
 * ``barrier``: ``(before, after)`` phases: no ``after`` transfer starts until every ``before``
   transfer is delivered (AllReduce: ``("rs", "ag")``);
-* ``buffers``: chunk slots per link at its receiver (``None``: unbounded). A delivered chunk keeps
-  its slot until every transfer of the same phase that depends on it has started (a chunk nobody
-  forwards frees its slot on arrival), and a sender takes a slot before its first hop starts.
+* ``buffers``: chunk slots per link at its receiver (``None``: unbounded; weighted tables have
+  slots per link and tree instead, see below). A delivered chunk keeps its slot until every
+  transfer of the same phase that depends on it has started (a chunk nobody forwards frees its
+  slot on arrival), and a sender takes a slot before its first hop starts.
 
 Two sources make one: :func:`table_model` reads a schedule table
 (:class:`supermesh.trees.schedule_model.Schedule`, the format ``supermesh schedule`` writes and
@@ -33,6 +34,24 @@ Periodicity (why a table with ``C`` chunks can be analysed with 2)
     same number of chunks, the waits inside the level of chunk ``c`` are the same for every
     ``c``. So the model has a cycle with ``C`` chunks iff it has one with 1 chunk;
     :func:`table_model` unrolls 2 (``periodic=True``) when the condition holds, all otherwise.
+
+Weighted tables (``Schedule.shares`` set: throughput packings, many trees of one set per link)
+    The buffer slots are per table row: the receiver of a link keeps ``buffers`` slots for each
+    tree that crosses the link (``slots="row"``, the default for these tables), as the
+    network interface holds one receive queue per row. A transfer of tree ``t`` and chunk index
+    ``c + buffers`` then waits only for the slot of tree ``t``'s chunk ``c`` on the same link,
+    i.e. for transfers of a smaller potential, because a tree crosses a link once per chunk. A
+    buffer wait can therefore never be part of a cycle (every other wait keeps or lowers the
+    potential), and the model is analysed without buffer waits: its cycles are exactly those of
+    the row-slot model, for every ``buffers >= 1``. Within one potential the transfers of chunk
+    index ``c`` are those of the entries with more than ``c`` chunks, a subset of those of index
+    1, and every wait between them (FIFO predecessor, data) is a path of waits at index 1, so a
+    cycle at any index gives one at index 0 or 1: 2 chunks per entry are unrolled even when the
+    trees carry different chunk counts. ``slots="link"`` keeps the per-link slots of plain
+    tables; with many trees per link and one slot per link the FIFO order of a throughput
+    packing (:func:`~supermesh.trees.fifo_order.fifo_slots`) can then deadlock (a chunk held
+    at a receiver waits for a link held by another tree's chunk), which is why the tables
+    are specified with a slot per row.
 """
 
 from __future__ import annotations
@@ -43,7 +62,15 @@ from dataclasses import dataclass
 from supermesh.errors import SupermeshError
 from supermesh.trees.schedule_model import PHASES, Schedule, ScheduleEntry
 
-__all__ = ["Arc", "FifoModel", "Transfer", "arc_text", "is_periodic", "table_model"]
+__all__ = [
+    "Arc",
+    "FifoModel",
+    "Transfer",
+    "arc_text",
+    "is_periodic",
+    "row_slots",
+    "table_model",
+]
 
 Arc = tuple[int, int, int]
 PHASE_RANK = {p: i for i, p in enumerate(PHASES)}
@@ -143,8 +170,27 @@ def _length(e: ScheduleEntry) -> int:
     return e.chunk_last - e.chunk_first + 1
 
 
-def is_periodic(schedule: Schedule) -> bool:
+def row_slots(schedule: Schedule, slots: str = "auto") -> bool:
+    """Whether the buffer slots of a table are per row (weighted tables) rather than per link.
+
+    ``slots``: ``"auto"`` (per row exactly for weighted tables), ``"row"`` or ``"link"``.
+
+    Examples
+    --------
+    >>> from supermesh.trees.schedule_model import Schedule
+    >>> plain = Schedule("mesh:2x2", "reduce", 1, 12288, None, False, ((0,),), (0,), (), {})
+    >>> row_slots(plain), row_slots(plain, "row")
+    (False, True)
+    """
+    if slots not in ("auto", "row", "link"):
+        raise SupermeshError(f"slots={slots!r} is not 'auto', 'row' or 'link'")
+    return slots == "row" or (slots == "auto" and schedule.shares is not None)
+
+
+def is_periodic(schedule: Schedule, *, slots: str = "auto") -> bool:
     """Whether the periodicity argument of the module docstring applies to a table.
+
+    With per-row slots (:func:`row_slots`) the entries' chunk counts may differ.
 
     Examples
     --------
@@ -172,10 +218,12 @@ def is_periodic(schedule: Schedule) -> bool:
             )
             if not same and PHASE_RANK[d.phase] >= PHASE_RANK[e.phase]:
                 return False
-    return all(len(v) == 1 for v in lengths.values())
+    return row_slots(schedule, slots) or all(len(v) == 1 for v in lengths.values())
 
 
-def table_model(schedule: Schedule, *, buffers: int | None = 1, periodic: bool = True) -> FifoModel:
+def table_model(
+    schedule: Schedule, *, buffers: int | None = 1, periodic: bool = True, slots: str = "auto"
+) -> FifoModel:
     """The FIFO model of a schedule table.
 
     Parameters
@@ -183,10 +231,15 @@ def table_model(schedule: Schedule, *, buffers: int | None = 1, periodic: bool =
     schedule : supermesh.trees.schedule_model.Schedule
         The table (built by ``build_schedule`` or read from a ``supermesh-schedule`` file).
     buffers : int or None
-        Chunk slots per link at the receiver (1: store and forward); ``None``: unbounded.
+        Chunk slots per link at the receiver (1: store and forward); ``None``: unbounded. With
+        per-row slots: slots per (link, tree), which cannot close a cycle (module docstring),
+        so the model carries no buffer waits (``FifoModel.buffers`` is ``None``).
     periodic : bool
         Unroll only 2 chunks per entry when the periodicity argument applies (see the module
         docstring); ``False`` unrolls every chunk.
+    slots : {"auto", "row", "link"}
+        Buffer slots per table row or per link (:func:`row_slots`; ``auto``: per row for
+        weighted tables, per link otherwise).
 
     Returns
     -------
@@ -218,7 +271,10 @@ def table_model(schedule: Schedule, *, buffers: int | None = 1, periodic: bool =
         if e.chunk_last < e.chunk_first:
             raise SupermeshError(f"entry {e.id} carries no chunk ({e.chunk_first}..{e.chunk_last})")
         by_id[e.id] = e
-    reduced = periodic and is_periodic(schedule)
+    per_row = row_slots(schedule, slots)
+    if buffers is not None and (not isinstance(buffers, int) or buffers < 1):
+        raise SupermeshError(f"buffers={buffers!r} is not a positive integer or None")
+    reduced = periodic and is_periodic(schedule, slots=slots)
     unroll = {
         e.id: min(_length(e), PERIODIC_CHUNKS) if reduced else _length(e) for e in by_id.values()
     }
@@ -252,11 +308,17 @@ def table_model(schedule: Schedule, *, buffers: int | None = 1, periodic: bool =
         if reduced and longest > PERIODIC_CHUNKS
         else "all"
     )
+    if per_row and buffers is not None:
+        note += (
+            f"; {buffers} receive slot(s) per link and tree (table row): a tree crosses a link "
+            "once per chunk, so a slot wait only reaches earlier chunks and cannot close a "
+            "cycle, and the analysis leaves those waits out"
+        )
     return FifoModel(
         fifos=fifos,
         hops={x: (x.arc,) for x in deps},
         deps=deps,
-        buffers=buffers,
+        buffers=None if per_row else buffers,
         barrier=("rs", "ag") if schedule.barrier else None,
         note=note,
     )

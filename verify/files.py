@@ -8,7 +8,10 @@
 ``supermesh-trees``
     The topology it names (a spec, or the path of a topology file, relative to the tree file if
     it is not found as given) is built and the packing checked with
-    :func:`~supermesh.verify.trees.check_packing`.
+    :func:`~supermesh.verify.trees.check_packing`. A weighted packing (``method="colgen"``,
+    several trees per root with shares) is checked in rate
+    (:func:`~supermesh.verify.rates.check_weighted_packing`); the report gives the exact rate
+    its shares allow (``extra["rate"]``).
 ``supermesh-schedule``
     The topology is found the same way; the table is checked with
     :func:`~supermesh.verify.schedule.check_schedule` and, unless its dependencies are broken,
@@ -38,6 +41,7 @@ from supermesh.trees.schedule_model import Schedule
 from supermesh.verify.deadlock import check_deadlock
 from supermesh.verify.fifo import PERIODIC_CHUNKS, is_periodic
 from supermesh.verify.findings import Finding
+from supermesh.verify.rates import is_weighted_packing, rate_report
 from supermesh.verify.schedule import check_schedule
 from supermesh.verify.trees import check_packing
 
@@ -345,7 +349,14 @@ def _check_trees(doc: dict[str, Any], source: str, base_dir: Path | None) -> Fil
         f"trees on {packing.topology}: {packing.direction}, {packing.status}, "
         f"{len(packing.sets)} set(s), {len(packing.trees)} tree(s)"
     )
-    return FileReport(source, "trees", summary, tuple(found))
+    extra: dict[str, Any] = {}
+    if is_weighted_packing(G, packing) and packing.trees:
+        rates = rate_report(G, packing)
+        extra["rate"] = rates.to_json()
+        allowed = "-" if rates.rate is None else f"{rates.rate} ({float(rates.rate):.4f})"
+        claimed = "none" if rates.claimed is None else str(rates.claimed)
+        summary += f", weighted: the shares allow {allowed} links, claimed {claimed}"
+    return FileReport(source, "trees", summary, tuple(found), extra)
 
 
 def _deadlock(G: Any, schedule: Schedule, found: list[Finding]) -> tuple[str, dict[str, Any]]:
@@ -392,7 +403,8 @@ def _check_schedule(doc: dict[str, Any], source: str, base_dir: Path | None) -> 
     verdict, extra = _deadlock(G, schedule, found)
     summary = (
         f"schedule {schedule.collective} on {schedule.topology}: {len(schedule.entries)} "
-        f"entries, {schedule.chunks} chunk(s) per tree, {verdict}"
+        f"entries, {schedule.chunks} chunk(s) per {'block' if schedule.weighted else 'tree'}, "
+        f"{verdict}"
     )
     return FileReport(source, "schedule", summary, tuple(found), extra)
 

@@ -19,6 +19,11 @@ Data (per tree, :mod:`supermesh.verify.schedule_flow`)
     holds every rank's contribution exactly once (contributions are counted, so a double count
     is caught), each reduction waiting for all its inputs; the chunk ranges of the trees cover
     the data once; AllReduce gathers from each root exactly what it reduced there.
+Weighted tables (``shares`` set: several trees per root, :mod:`supermesh.trees.schedule`)
+    the shares of each root add up to 1; the root's trees split its block of ``chunks`` chunks
+    exactly as the documented largest-remainder rule gives (recomputed here), so every chunk of
+    every block is carried by exactly one tree; ReduceScatter / AllGather need every rank to
+    root a tree (one or more).
 Trees (when ``packings`` are given)
     the entries of each tree are exactly its arcs, with the documented chunk range.
 
@@ -75,11 +80,18 @@ def _entry_fields(
         bad("node-out-of-range", f"names node {node}, not in the topology", node=node)
     elif not G.has_edge(e.src, e.dst, e.key):
         bad("arc-missing", f"link {_arc_text(e.arc)} does not exist", arc=e.arc)
-    if e.chunk_first < 0 or e.chunk_last - e.chunk_first + 1 != s.chunks:
+    count = e.chunk_last - e.chunk_first + 1
+    if s.shares is None and (e.chunk_first < 0 or count != s.chunks):
         bad(
             "chunk-range",
             f"carries chunks {e.chunk_first}..{e.chunk_last}, not {s.chunks} "
             "chunks (every tree carries `chunks`)",
+        )
+    elif s.shares is not None and (e.chunk_first < 0 or not 1 <= count <= s.chunks):
+        bad(
+            "chunk-range",
+            f"carries chunks {e.chunk_first}..{e.chunk_last}: a tree of a weighted table "
+            f"carries 1 to {s.chunks} chunks (part of its root's block)",
         )
     for i in e.deps:
         d = by_id.get(i)

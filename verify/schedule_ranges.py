@@ -4,12 +4,17 @@ Helpers of :func:`supermesh.verify.schedule.check_schedule`: every tree carries 
 ``chunks`` chunks; per phase the ranges cover the data exactly once; ReduceScatter / AllGather
 give the tree of the rank-``r`` root the block ``r``; AllReduce gathers from each root exactly
 the chunks it reduced there; and, given the packings, each tree's entries are exactly its arcs.
+In a weighted table (``shares`` set) each root's trees carry the parts of its block that the
+documented largest-remainder rule of :mod:`supermesh.trees.schedule` gives; the rule is
+recomputed here by :func:`weighted_ranges`, not taken from the builder.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from fractions import Fraction
 
 from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule_model import Schedule, ScheduleEntry
@@ -25,7 +30,124 @@ from supermesh.verify.schedule_flow import (
     where,
 )
 
-__all__ = ["check_chunk_ranges", "check_packings"]
+__all__ = ["check_chunk_ranges", "check_packings", "check_shares", "weighted_ranges"]
+
+SHARE_TOLERANCE = 1e-9
+"""How far the shares of one root may be from adding up to 1 (as documented for the tables)."""
+Ranges = dict[tuple[int, int], tuple[int, int]]
+
+
+def _parts(chunks: int, shares: list[float]) -> list[int] | None:
+    """Largest-remainder split of ``chunks`` by ``shares`` (None if it cannot give each one)."""
+    weights = [Fraction(x) for x in shares]
+    if chunks < len(weights) or not all(w > 0 for w in weights):
+        return None
+    whole = sum(weights)
+    exact = [w * chunks / whole for w in weights]
+    got = [math.floor(x) for x in exact]
+    left = chunks - sum(got)
+    for _, i in sorted((got[i] - x, i) for i, x in enumerate(exact))[:left]:
+        got[i] += 1  # smallest (floor - exact) = largest fractional part; ties: earlier tree
+    while min(got) == 0:
+        most = max(got)
+        got[got.index(most)] -= 1
+        got[got.index(0)] += 1
+    return got
+
+
+def weighted_ranges(
+    chunks: int,
+    roots: Sequence[Sequence[int]],
+    shares: Sequence[Sequence[float]],
+    ranks: Sequence[int],
+) -> Ranges:
+    """The chunk range of every tree of a weighted table, from its documented rule.
+
+    Parameters
+    ----------
+    chunks : int
+        ``C``, chunks per root block.
+    roots, shares : per set, per tree
+        The table's ``roots`` and ``shares``.
+    ranks : sequence of int
+        The ranks in rank order (roots are numbered into blocks in this order).
+
+    Returns
+    -------
+    dict
+        ``(set, tree) -> (chunk_first, chunk_last)``; trees whose root is not a rank, or whose
+        root's block cannot be split (fewer chunks than trees, a share not above 0), are left out.
+
+    Examples
+    --------
+    >>> weighted_ranges(4, [[1, 0, 1]], [[0.25, 1.0, 0.75]], [0, 1])
+    {(0, 1): (0, 3), (0, 0): (4, 4), (0, 2): (5, 7)}
+    """
+    position = {r: i for i, r in enumerate(ranks)}
+    trees: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for si, rs in enumerate(roots):
+        for ti, r in enumerate(rs):
+            if r in position:
+                trees[r].append((si, ti))
+    out: Ranges = {}
+    for b, r in enumerate(sorted(trees, key=lambda r: position[r])):
+        mine = trees[r]
+        counts = _parts(chunks, [shares[si][ti] for si, ti in mine])
+        if counts is None:
+            continue
+        start = b * chunks
+        for (si, ti), n in zip(mine, counts, strict=True):
+            out[(si, ti)] = (start, start + n - 1)
+            start += n
+    return out
+
+
+def check_shares(s: Schedule, ranks: list[int]) -> list[Finding]:
+    """The ``shares`` of a weighted table: shaped like ``roots``, positive, 1 per root.
+
+    Returns
+    -------
+    list of Finding
+        ``share-mismatch``; empty for a table without shares.
+    """
+    if s.shares is None:
+        return []
+    if [len(x) for x in s.shares] != [len(x) for x in s.roots]:
+        return [Finding("share-mismatch", "the shares are not given per set and tree like roots")]
+    found = []
+    total: dict[int, list[float]] = defaultdict(list)
+    for si, rs in enumerate(s.roots):
+        for ti, r in enumerate(rs):
+            x = s.shares[si][ti]
+            total[r].append(x)
+            if not x > 0:
+                found.append(
+                    Finding(
+                        "share-mismatch",
+                        f"set {si} tree {ti} (root {r}) has share {x}: a tree must carry data",
+                        set=si,
+                        tree=ti,
+                    )
+                )
+    for r, xs in sorted(total.items()):
+        if abs(math.fsum(xs) - 1) > SHARE_TOLERANCE:
+            found.append(
+                Finding(
+                    "share-mismatch",
+                    f"the shares of root {r}'s trees add up to {math.fsum(xs):.12g}, not 1: "
+                    "its data would be carried more or less than once",
+                    node=r,
+                )
+            )
+    if s.collective in PER_RANK and set(total) != set(ranks):
+        odd = sorted(set(total) ^ set(ranks))
+        found.append(
+            Finding(
+                "roots-mismatch",
+                f"{s.collective} needs every rank to root a tree; {odd[:8]} break that",
+            )
+        )
+    return found
 
 
 def _ranges(rs: list[tuple[int, int]]) -> str:
@@ -47,6 +169,10 @@ def _cover(ranges: list[tuple[int, int]], total: int) -> tuple[list[tuple[int, i
         gaps.append((reach + 1, total - 1))
     beyond = sorted((max(a, total), b) for a, b in ranges if b >= total)
     return twice, gaps, beyond
+
+
+def _has(table: Sequence[Sequence[float]], si: int, ti: int) -> bool:
+    return si < len(table) and ti < len(table[si])
 
 
 def check_chunk_ranges(s: Schedule, ranks: list[int]) -> list[Finding]:
@@ -81,9 +207,12 @@ def check_chunk_ranges(s: Schedule, ranks: list[int]) -> list[Finding]:
     bcast: chunks 4..4 lie beyond the 4 chunks of the data
     bcast: chunks 0..0 are carried by no tree: that part of the data never moves
     """
-    found: list[Finding] = []
+    found: list[Finding] = check_shares(s, ranks)
     rank_of = {r: i for i, r in enumerate(ranks)}
     per_phase: dict[str, list[ScheduleEntry]] = defaultdict(list)
+    expected: Ranges | None = None
+    if s.shares is not None and not found:
+        expected = weighted_ranges(s.chunks, s.roots, s.shares, ranks)
     for (phase, si, ti), es in group_entries(s).items():
         head = typical_entry(es)
         per_phase[phase].append(head)
@@ -119,7 +248,18 @@ def check_chunk_ranges(s: Schedule, ranks: list[int]) -> list[Finding]:
                     node=head.root,
                 )
             )
-        if s.collective in PER_RANK and head.root in rank_of:
+        if expected is not None and expected.get((si, ti)) != (head.chunk_first, head.chunk_last):
+            want = expected.get((si, ti))
+            found.append(
+                tree_finding(
+                    "chunk-range",
+                    head,
+                    f"with share {s.shares[si][ti] if s.shares else '?'} the tree must carry "
+                    + (f"chunks {want[0]}..{want[1]}" if want else "no chunks (no valid split)")
+                    + " of its root's block (largest-remainder split)",
+                )
+            )
+        if s.shares is None and s.collective in PER_RANK and head.root in rank_of:
             first = rank_of[head.root] * s.chunks
             if head.chunk_first != first:
                 found.append(
@@ -147,9 +287,11 @@ def check_chunk_ranges(s: Schedule, ranks: list[int]) -> list[Finding]:
                         tree=ti,
                     )
                 )
+    root_blocks = len({r for rs in s.roots for r in rs})  # weighted tables: a block per root
     for phase, heads in per_phase.items():
+        blocks = root_blocks if s.shares is not None else max(len(heads), len(listed))
         twice, gaps, beyond = _cover(
-            [(h.chunk_first, h.chunk_last) for h in heads], max(len(heads), len(listed)) * s.chunks
+            [(h.chunk_first, h.chunk_last) for h in heads], blocks * s.chunks
         )
         if twice:
             found.append(
@@ -163,7 +305,7 @@ def check_chunk_ranges(s: Schedule, ranks: list[int]) -> list[Finding]:
                 Finding(
                     "chunk-coverage",
                     f"{phase}: chunks {_ranges(beyond)} lie beyond the "
-                    f"{max(len(heads), len(listed)) * s.chunks} chunks of the data",
+                    f"{blocks * s.chunks} chunks of the data",
                 )
             )
         if gaps:
@@ -175,7 +317,8 @@ def check_chunk_ranges(s: Schedule, ranks: list[int]) -> list[Finding]:
                 )
             )
         roots = Counter(h.root for h in heads)
-        if s.collective in PER_RANK and (set(roots) != set(ranks) or max(roots.values()) > 1):
+        several = s.shares is None and max(roots.values()) > 1
+        if s.collective in PER_RANK and (set(roots) != set(ranks) or several):
             found.append(
                 Finding(
                     "roots-mismatch",
@@ -251,17 +394,22 @@ def check_packings(
     for phase in PHASES_OF[s.collective]:
         want = "in" if phase in IN_PHASES else "out"
         if want in by_dir:
-            sets = [[(t.root, list(t.arcs)) for t in ts.trees] for ts in by_dir[want].sets]
+            sets = [[(t.root, list(t.arcs), t.share) for t in ts.trees] for ts in by_dir[want].sets]
         elif by_dir:
             other = next(iter(by_dir.values()))
             sets = [
-                [(t.root, [(v, u, k) for u, v, k in t.arcs]) for t in ts.trees] for ts in other.sets
+                [(t.root, [(v, u, k) for u, v, k in t.arcs], t.share) for t in ts.trees]
+                for ts in other.sets
             ]
         else:
             continue
+        parts: Ranges = {}
+        if s.shares is not None:
+            roots = [[t[0] for t in ts] for ts in sets]
+            parts = weighted_ranges(s.chunks, roots, [[t[2] for t in ts] for ts in sets], ranks)
         g = 0
         for si, trees in enumerate(sets):
-            for ti, (root, tree_arcs) in enumerate(trees):
+            for ti, (root, tree_arcs, share) in enumerate(trees):
                 es = groups.pop((phase, si, ti), [])
                 label = f"{phase} set {si} tree {ti} (root {root})"
                 have = Counter(e.arc for e in es)
@@ -288,19 +436,28 @@ def check_packings(
                     )
                 block = rank_of.get(root, -1) if s.collective in PER_RANK else g
                 g += 1
-                first = block * s.chunks
+                first, last = parts.get(
+                    (si, ti), (block * s.chunks, block * s.chunks + s.chunks - 1)
+                )
+                if s.shares is not None:
+                    have_share = s.shares[si][ti] if _has(s.shares, si, ti) else None
+                    if have_share is None or abs(have_share - share) > SHARE_TOLERANCE:
+                        found.append(
+                            Finding(
+                                "share-mismatch",
+                                f"{label}: the table gives share {have_share}, the packing {share}",
+                                set=si,
+                                tree=ti,
+                            )
+                        )
                 for e in es:
-                    if e.root != root or (e.chunk_first, e.chunk_last) != (
-                        first,
-                        first + s.chunks - 1,
-                    ):
+                    if e.root != root or (e.chunk_first, e.chunk_last) != (first, last):
                         found.append(
                             tree_finding(
                                 "chunk-range",
                                 e,
                                 f"entry {e.id} should carry chunks "
-                                f"{first}..{first + s.chunks - 1} of the tree rooted at "
-                                f"{root}",
+                                f"{first}..{last} of the tree rooted at {root}",
                                 entry=e.id,
                             )
                         )

@@ -15,7 +15,8 @@ What a valid tree is (``direction="out"``: arcs parent -> child; ``"in"``: child
 A tree set is valid when every tree is valid and the trees are arc-disjoint: a specific arc
 ``(u, v, key)`` is used by at most one tree of the set, and a node pair ``u -> v`` with ``m``
 parallel arcs is used at most ``m`` times in total. Weighted sets (a tree ``share`` below 1) are
-checked for rate disjointness instead (:func:`check_rates`).
+checked for rate disjointness instead (:func:`check_rates`), and weighted packings (several trees
+per root sharing its data, all at once) by :func:`supermesh.verify.rates.check_weighted_packing`.
 """
 
 from __future__ import annotations
@@ -408,7 +409,9 @@ def check_packing(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]:
     """Check a whole solver answer: every tree, disjointness per set, status, bounds, certificate.
 
     Runs :func:`check_tree` on every tree, :func:`check_disjoint` on every set (or
-    :func:`check_rates` for a set with a share below 1), checks the status is consistent
+    :func:`check_rates` for a set with a share below 1; a weighted packing, see
+    :func:`~supermesh.verify.rates.is_weighted_packing`, goes to
+    :func:`~supermesh.verify.rates.check_weighted_packing` instead), checks the status is consistent
     (``optimal`` / ``feasible`` have trees and ``objective`` is their largest height; ``optimal``
     has ``lower_bound == objective``; ``infeasible`` has no trees and a certificate), re-checks the
     certificate when there is one (:func:`~supermesh.verify.certificates.check_certificate`) and
@@ -424,8 +427,13 @@ def check_packing(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]:
     >>> check_packing(G, p)
     []
     """
+    from supermesh.verify.rates import check_weighted_packing, is_weighted_packing
+
     found: list[Finding] = []
-    for i, s in enumerate(packing.sets):
+    weighted = is_weighted_packing(G, packing)  # all trees at once, shares of each root's data
+    if weighted:
+        found += check_weighted_packing(G, packing)
+    for i, s in enumerate(() if weighted else packing.sets):
         for j, t in enumerate(s.trees):
             found += check_tree(
                 G, t, direction=packing.direction, span=packing.span, index=j, set_index=i

@@ -68,6 +68,15 @@ def _tree_rows(entry: dict[str, Any]) -> list[tuple[str, str]]:
         ("corner roots", _corners(trees)),
         ("AllReduce trees", _allreduce(trees)),
     ]
+    tp = trees.get("allgather_throughput") or {}
+    if "bound" in tp:
+        rows.append(
+            (
+                "AllGather throughput",
+                f"bound {tp['bound']}, rate {tp['rate']}, max height {tp['max_height']} "
+                f"(bound {tp['lower_bound']})",
+            )
+        )
     fam = entry.get("family")
     if isinstance(fam, dict) and "statement" in fam:
         rows.append(("all sizes", fam["statement"]))

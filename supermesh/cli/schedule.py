@@ -7,8 +7,11 @@ the 4 corners; on a mesh, where 4 corner trees cannot exist, TTO's 3 corner tree
 corner relaying). Broadcast / Reduce: as many trees from the first root (default the first
 corner) as Edmonds' theorem allows. ReduceScatter / AllGather: one tree per chiplet, in the root
 sets given as ``--roots "0,5,10,15;1,6,11,12;..."`` or by default the optimised root sets of
-:func:`supermesh.trees.roots.root_sets`. ReduceScatter and Reduce use in-trees. Sizes are read by
-:func:`supermesh.units.parse_size`.
+:func:`supermesh.trees.roots.root_sets`. ReduceScatter and Reduce use in-trees.
+``--algorithm throughput`` (ReduceScatter / AllGather / AllReduce): every chiplet roots several
+trees with equal shares of its data, all at once
+(:func:`supermesh.trees.collective_trees.throughput_packing`, trees per chiplet chosen for
+``--size``). Sizes are read by :func:`supermesh.units.parse_size`.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from rich.table import Table
 from supermesh.cli.common import SPEC_HELP, load_spec, stdout_console
 from supermesh.errors import SpecError
 from supermesh.topologies.io import read_json_file, write_text_atomic
+from supermesh.trees.collective_trees import COLLECTIVE_ALGORITHMS
 from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule import COLLECTIVES, Schedule, build_schedule
 from supermesh.units import parse_size
@@ -33,7 +37,14 @@ _EXT = {".csv": "csv", ".json": "json", ".xml": "msccl"}
 __all__ = ["compute_packings", "parse_size", "render", "schedule"]
 
 
-def compute_packings(G: nx.MultiDiGraph, collective: str, roots: str | None) -> TreePacking:
+def compute_packings(
+    G: nx.MultiDiGraph,
+    collective: str,
+    roots: str | None,
+    *,
+    algorithm: str = "pipeline",
+    nbytes: int | None = None,
+) -> TreePacking:
     """The trees of ``collective`` (the trees engine's rules: see the module docstring).
 
     Parameters
@@ -42,6 +53,10 @@ def compute_packings(G: nx.MultiDiGraph, collective: str, roots: str | None) -> 
     collective : str
     roots : str, optional
         ``--roots`` as given (ReduceScatter / AllGather: sets split by ``;``).
+    algorithm : {"pipeline", "paper", "tto", "throughput"}
+        See :mod:`supermesh.trees.collective_trees`.
+    nbytes : int, optional
+        Collective size (``throughput``: sets the number of trees per chiplet).
 
     Returns
     -------
@@ -55,7 +70,7 @@ def compute_packings(G: nx.MultiDiGraph, collective: str, roots: str | None) -> 
     """
     from supermesh.trees.collective_trees import collective_trees
 
-    return collective_trees(G, collective, algorithm="pipeline", roots=roots)
+    return collective_trees(G, collective, algorithm=algorithm, roots=roots, nbytes=nbytes)
 
 
 def _format(output: str | None, fmt: str | None) -> str:
@@ -99,7 +114,10 @@ def _summary(schedule: Schedule, fmt: str, output: str) -> Table:
     table.add_column("value")
     for item, value in (
         ("trees / sets", f"{ntrees} / {len(schedule.roots)}"),
-        ("chunks per tree", f"{schedule.chunks} x {schedule.chunk_bytes} B"),
+        (
+            "chunks per rank's block" if schedule.weighted else "chunks per tree",
+            f"{schedule.chunks} x {schedule.chunk_bytes} B",
+        ),
         ("entries", str(len(schedule.entries))),
         ("rows per chiplet", f"max {max(rows)}, mean {sum(rows) / len(rows):.1f}"),
         ("table bytes per chiplet", f"max {max(size.values())} ({enc.row_bytes} B per row)"),
@@ -120,9 +138,22 @@ def _summary(schedule: Schedule, fmt: str, output: str) -> Table:
     type=click.Path(dir_okay=False),
     help="Trees from `supermesh trees` (AllReduce: may give in- and out-trees).",
 )
+@click.option(
+    "-a",
+    "--algorithm",
+    type=click.Choice(COLLECTIVE_ALGORITHMS),
+    default="pipeline",
+    show_default=True,
+    help="Computed trees: pipeline, paper, tto (AllReduce) or throughput (RS/AG/AR: several "
+    "weighted trees per chiplet, all at once; trees per chiplet chosen for --size).",
+)
 @click.option("--roots", help="corners, sides, ids like 0,3,12,15; RS/AG: sets split by ';'.")
 @click.option("--size", help="Data size, e.g. 4MiB (sets the chunks per tree).")
-@click.option("--chunks", type=click.IntRange(min=1), help="Chunks per tree.")
+@click.option(
+    "--chunks",
+    type=click.IntRange(min=1),
+    help="Chunks per tree (throughput tables: per rank's block, split among its trees).",
+)
 @click.option("--format", "fmt", type=click.Choice(_FORMATS), help="Output format (default: ext).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (else stdout).")
 @click.option("--chunks-per-loop", type=click.IntRange(min=1), help="MSCCL: chunk slots per loop.")
@@ -137,6 +168,7 @@ def schedule(
     spec: str,
     collective: str,
     tree_files: tuple[str, ...],
+    algorithm: str,
     roots: str | None,
     size: str | None,
     chunks: int | None,
@@ -158,6 +190,8 @@ def schedule(
         raise SpecError("--size and --chunks both set the chunk count", hint="give only one")
     if tree_files and roots:
         raise SpecError("--roots is for computed trees", hint="drop --roots or --trees")
+    if tree_files and algorithm != "pipeline":
+        raise SpecError("--algorithm is for computed trees", hint="drop --algorithm or --trees")
     fmt = _format(output, fmt)
     nbytes = parse_size(size) if size else None
     G = load_spec(spec)
@@ -166,7 +200,7 @@ def schedule(
             TreePacking.from_json(read_json_file(f), source=str(f)) for f in tree_files
         ]
     else:
-        packings = compute_packings(G, collective, roots)
+        packings = compute_packings(G, collective, roots, algorithm=algorithm, nbytes=nbytes)
     sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=nbytes)
     msccl: dict[str, Any] = {"chunks_per_loop": chunks_per_loop}
     if fmt == "msccl":

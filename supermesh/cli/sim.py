@@ -11,7 +11,13 @@ from rich.table import Table
 from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
 from supermesh.errors import InputFileError, SpecError
 from supermesh.sim import COLLECTIVES, PRESETS, SimParams, SimResult, get_preset
-from supermesh.sim.algorithms import ALGORITHMS, TREE_ALGORITHMS, run_algorithm
+from supermesh.sim.algorithms import (
+    ALGORITHMS,
+    THROUGHPUT,
+    TREE_ALGORITHMS,
+    is_weighted,
+    run_algorithm,
+)
 from supermesh.topologies.io import read_json_file
 from supermesh.trees.model import TreePacking
 from supermesh.units import format_size, parse_size
@@ -105,10 +111,16 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
         ("mean link utilization", f"{100 * r.mean_link_utilization:.1f}%"),
         ("energy", f"{r.energy.total * 1e3:,.4f} mJ"),
     ]
+    if r.bound is not None and isinstance(r.bound.certificate.get("algbw_links"), str):
+        exact = r.bound.certificate["algbw_links"]
+        rows.insert(6, ("cut bound (links)", f"{exact} = {r.bound.value:.4f}"))
     meta = r.meta
     if "chunks" in meta:
         rows.append(("chunks per tree (per set)", ", ".join(map(str, meta["chunks"][:8]))))
-        rows.append(("tree sets / heights", f"{meta['sets']} / {max(meta['heights'])} max"))
+        if r.algorithm == THROUGHPUT:
+            rows.append(("trees at once / height", f"{meta['trees']} / {max(meta['heights'])} max"))
+        else:
+            rows.append(("tree sets / heights", f"{meta['sets']} / {max(meta['heights'])} max"))
     rows.append(("transfers", f"{meta.get('transfers', 0):,}"))
     return rows
 
@@ -130,9 +142,9 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
     "-a",
     "--algorithm",
     type=click.Choice(ALGORITHMS),
-    default="pipeline",
-    show_default=True,
-    help="Schedule: tree pipelines or a baseline.",
+    default=None,
+    help="Schedule: tree pipelines, the throughput packing (RS/AG/AR) or a baseline "
+    "[default: pipeline; throughput for a --trees file of weighted trees].",
 )
 @click.option("--preset", type=click.Choice(tuple(PRESETS)), default="booksim", show_default=True)
 @click.option(
@@ -140,7 +152,8 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
     "tree_files",
     multiple=True,
     type=click.Path(dir_okay=False),
-    help="Tree file(s) from `supermesh trees` (one per direction) instead of building trees.",
+    help="Tree file(s) from `supermesh trees` (one per direction; a weighted packing from "
+    "`trees --throughput`: one file) instead of building trees.",
 )
 @click.option(
     "--set", "overrides", multiple=True, metavar="NAME=VALUE", help="Override a parameter."
@@ -157,7 +170,7 @@ def sim(
     spec: str,
     collective: str,
     size: str,
-    algorithm: str,
+    algorithm: str | None,
     preset: str,
     tree_files: tuple[str, ...],
     overrides: tuple[str, ...],
@@ -173,7 +186,7 @@ def sim(
     trees = None
     reduce_trees = None
     if tree_files:
-        if algorithm not in TREE_ALGORITHMS:
+        if algorithm is not None and algorithm not in (*TREE_ALGORITHMS, THROUGHPUT):
             raise SpecError(
                 f"--trees goes with a tree algorithm, not {algorithm!r}",
                 hint="drop --algorithm or use --algorithm pipeline",
@@ -181,6 +194,9 @@ def sim(
         out, inn = read_packings(tree_files, G.graph.get("spec", ""))
         trees = out or inn
         reduce_trees = inn if out is not None else None
+        if algorithm is None and (is_weighted(G, out) or is_weighted(G, inn)):
+            algorithm = THROUGHPUT
+    algorithm = algorithm or "pipeline"
     result = run_algorithm(
         G,
         algorithm,

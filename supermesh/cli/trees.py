@@ -1,9 +1,14 @@
-"""``supermesh trees``: arc-disjoint trees of the smallest heights, or the proof there are none."""
+"""``supermesh trees``: arc-disjoint trees of the smallest heights, or the proof there are none.
+
+``--throughput``: weighted trees for every chiplet reaching the optimal ReduceScatter /
+AllGather rate with the smallest heights (:func:`supermesh.trees.throughput.pack_throughput`).
+"""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from typing import Any
 
 import click
@@ -26,6 +31,11 @@ _METHOD_HELP = (
     "solver; tto: TTO's 3 corner trees on a mesh (bottom-left corner relays only); algorithm1: "
     "the SuperMesh paper's Algorithm 1 (a baseline that can get stuck). With --root-sets: cpsat "
     "searches the partition, paper takes the paper's one-root-per-side rule."
+)
+_THROUGHPUT_HELP = (
+    "Throughput-optimal ReduceScatter/AllGather: every chiplet roots several trees carrying "
+    "shares of its data, all at once, at the cut-bound rate with the smallest max height. "
+    "Prints the bound, the rate reached, heights and the rate per height cap."
 )
 _ROOT_SETS_HELP = (
     "ReduceScatter/AllGather root sets: every compute chiplet roots a tree, K disjoint trees per "
@@ -150,6 +160,98 @@ def run_root_sets(
     return G, root_sets(G, k=k, method=choice, time_limit=time_limit, direction=direction)
 
 
+def _parts(text: str | None) -> int | str | None:
+    if text is None or text == "auto":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise SpecError(f"--parts {text!r} is not a positive integer or 'auto'", hint="e.g. 4")
+    return value
+
+
+def run_throughput(
+    spec: str,
+    collective: str | None,
+    direction: str,
+    parts_text: str | None,
+    max_height: int | None,
+    min_rate: float,
+    root_slack: int | None,
+    time_limit: float | None,
+) -> tuple[nx.MultiDiGraph, TreePacking]:
+    """``--throughput``: check the options, then call ``pack_throughput``."""
+    from supermesh.trees.throughput import pack_throughput
+
+    collective = collective or ("reducescatter" if direction == "in" else "allgather")
+    if collective == "allgather" and direction == "in":
+        raise SpecError("AllGather uses out-trees", hint="drop --direction in")
+    if time_limit is not None and time_limit <= 0:
+        raise SpecError(f"--time-limit {time_limit:g} must be positive", hint="e.g. 60")
+    limit = 60.0 if time_limit is None else time_limit
+    G = load_spec(spec)
+    return G, pack_throughput(
+        G,
+        direction="in" if collective == "reducescatter" else "out",
+        parts=_parts(parts_text),
+        max_height=max_height,
+        min_rate_fraction=min_rate,
+        root_slack=root_slack,
+        proof_time_limit=limit,
+        parts_time_limit=limit,
+    )
+
+
+def _print_throughput(p: TreePacking) -> None:
+    out = stdout_console()
+    st = p.stats
+    if p.status == "infeasible":
+        out.print(f"{p.topology}: status infeasible: no such trees exist.", markup=False)
+        out.print(_certificate_text(p), markup=False)
+        out.print(json.dumps(p.certificate), markup=False)
+        return
+    counts = Counter(t.root for t in p.trees)
+    per_rank = f"{min(counts.values())}" + (
+        f" to {max(counts.values())}" if min(counts.values()) != max(counts.values()) else ""
+    )
+    cut = st["bound_certificate"]
+    shown = ", ".join(map(str, cut["set"][:8])) + (", ..." if len(cut["set"]) > 8 else "")
+    verb = "leaving" if cut.get("direction") == "leaving" else "entering"
+    lines = [
+        f"{p.topology} {st['collective']}: {len(p.trees)} {p.direction}-trees, all at once "
+        f"({p.method}), {per_rank} per rank",
+        f"cut bound      {st['optimum']} = {float(st['optimum_float']):.4f} links "
+        f"(set {{{shown}}}: bandwidth {cut['bandwidth']} {verb}, {cut['ranks_outside']} of "
+        f"{cut['ranks']} ranks outside)",
+        f"rate reached   {st['algbw_links']} = {float(st['algbw_float']):.4f} links "
+        f"({100 * st['rate_fraction']:.2f}% of the bound)",
+        f"max height     {p.objective} (lower bound {p.lower_bound}, eccentricity bound "
+        f"{st['eccentricity_bound']})"
+        + (": proven minimal" if p.objective == p.lower_bound else ""),
+    ]
+    if "parts" in st:
+        info = st["parts"]
+        lines.append(
+            f"parts          {info['parts']} equal parts per rank, busiest link carries "
+            f"{info['max_load']} trees (bound {info['load_bound']})"
+        )
+    for line in lines:
+        out.print(line, markup=False)
+    table = Table(title="rate per height cap (the knob: --max-height, --min-rate, --root-slack)")
+    table.add_column("max height cap", justify="right")
+    table.add_column("rate / bound", justify="right")
+    for row in st.get("tradeoff", []):
+        table.add_row(str(row["max_height"]), f"{100 * row['rate_fraction']:.2f}%")
+    out.print(table)
+    out.print(
+        f"status {p.status}: rate {st['algbw_links']} of {st['optimum']}, max height "
+        f"{p.objective}, lower bound {p.lower_bound}; {st.get('wall_time', 0):.2f} s",
+        markup=False,
+    )
+
+
 def _joined(values: Any) -> str:
     return ",".join("-" if v is None else str(v) for v in values)
 
@@ -207,6 +309,33 @@ def _print_root_sets(p: TreePacking) -> None:
 @click.argument("spec")
 @click.option("--roots", "roots_text", default=None, help=_ROOTS_HELP)
 @click.option("--root-sets", "root_sets_flag", is_flag=True, help=_ROOT_SETS_HELP)
+@click.option("--throughput", "throughput_flag", is_flag=True, help=_THROUGHPUT_HELP)
+@click.option(
+    "--collective",
+    type=click.Choice(["allgather", "reducescatter"]),
+    default=None,
+    help="--throughput: which collective [default: allgather; reducescatter with --direction in].",
+)
+@click.option(
+    "--parts",
+    "parts_text",
+    default=None,
+    metavar="K|auto",
+    help="--throughput: K equal parts per rank (one tree each) instead of exact LP shares.",
+)
+@click.option(
+    "--min-rate",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="--throughput: accept this fraction of the optimal rate for lower trees.",
+)
+@click.option(
+    "--root-slack",
+    type=int,
+    default=None,
+    help="--throughput: cap each tree at its root's eccentricity plus this.",
+)
 @click.option("--k", "k", type=int, default=None, help="The first K roots (root sets: K per set).")
 @click.option(
     "--direction",
@@ -221,11 +350,13 @@ def _print_root_sets(p: TreePacking) -> None:
 @click.option(
     "--time-limit",
     type=float,
-    default=10.0,
-    show_default=True,
-    help="Seconds for the cpsat method (then: best found, with the gap).",
+    default=None,
+    help="Seconds for the cpsat method (then: best found, with the gap) [default: 10]; "
+    "--throughput: for the part split and the height proof [default: 60].",
 )
-@click.option("--max-height", type=int, default=None, help="cpsat: no tree taller than this.")
+@click.option(
+    "--max-height", type=int, default=None, help="cpsat, --throughput: no tree taller than this."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the tree file as one JSON document.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the tree file here.")
 @click.option(
@@ -237,10 +368,15 @@ def trees(
     spec: str,
     roots_text: str | None,
     root_sets_flag: bool,
+    throughput_flag: bool,
+    collective: str | None,
+    parts_text: str | None,
+    min_rate: float,
+    root_slack: int | None,
     k: int | None,
     direction: str,
     method: str,
-    time_limit: float,
+    time_limit: float | None,
     max_height: int | None,
     as_json: bool,
     output: str | None,
@@ -251,17 +387,42 @@ def trees(
     Prints each tree's root, height, lower bound (its root's eccentricity) and size, and the
     status: optimal (max height = a proven lower bound), feasible (time limit: the gap is shown)
     or infeasible (exit status 1, with the certificate that proves it).
+
+    With --throughput: the throughput-optimal ReduceScatter / AllGather packing (several
+    weighted trees per chiplet, all at once), its cut bound, the rate it reaches and the rate
+    per height cap.
     """
     from supermesh.trees.heights import root_eccentricities
 
+    if throughput_flag:
+        given = {"--roots": roots_text, "--k": k, "--root-sets": root_sets_flag or None}
+        given["--method"] = None if method == "cpsat" else method
+        extra = [name for name, value in given.items() if value is not None]
+        if extra:
+            raise SpecError(
+                f"--throughput roots trees at every chiplet and picks its own method: "
+                f"{', '.join(extra)} does not apply",
+                hint=f"drop {', '.join(extra)}",
+            )
+    elif collective or parts_text or root_slack is not None or min_rate != 1.0:
+        raise SpecError(
+            "--collective, --parts, --min-rate and --root-slack go with --throughput",
+            hint="add --throughput",
+        )
     if method == "paper" and not root_sets_flag:
         raise SpecError("--method paper is the paper's root-set rule", hint="add --root-sets")
     if draw:
         from supermesh.draw.common import figure_format
 
         figure_format(draw)  # a bad extension fails before any solving
-    make = run_root_sets if root_sets_flag else run
-    G, packing = make(spec, roots_text, k, direction, method, time_limit, max_height)
+    if throughput_flag:
+        G, packing = run_throughput(
+            spec, collective, direction, parts_text, max_height, min_rate, root_slack, time_limit
+        )
+    else:
+        make = run_root_sets if root_sets_flag else run
+        limit = 10.0 if time_limit is None else time_limit
+        G, packing = make(spec, roots_text, k, direction, method, limit, max_height)
     doc = packing.to_json()
     if output and packing.status != "infeasible":
         write_text_atomic(output, json.dumps(doc, indent=1) + "\n")
@@ -272,6 +433,8 @@ def trees(
         save_figure(picture, draw)
     if as_json:
         emit_json(doc)
+    elif throughput_flag:
+        _print_throughput(packing)
     elif root_sets_flag:
         _print_root_sets(packing)
     else:

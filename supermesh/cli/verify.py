@@ -22,11 +22,14 @@ def verify(file: str, as_json: bool) -> None:
 
     Trees are re-checked against the topology they name: spanning, rooted where claimed, with the
     claimed heights, arc-disjoint per set (parallel arcs counted), status and bounds consistent,
-    certificates recounted. Schedules: every link exists, FIFO steps consistent, every chunk
-    reaches every chiplet that needs it, every reduction holds each rank once and waits for all
-    its inputs; then deadlock freedom (wait-for graph of the link FIFOs, one buffer slot per
-    link), with the argument or a cycle and a fix. Exit status: 0 no errors (warnings allowed),
-    1 errors found, 2 unreadable input.
+    certificates recounted. Weighted packings (`trees --throughput`: several trees per chiplet
+    sharing its data, all at once) are checked in rate instead: every chiplet's shares add up to
+    1, every arc carries at most its bandwidth at the claimed rate (exact fractions), the cut
+    bound recounted; the summary gives the exact rate the shares allow. Schedules: every link
+    exists, FIFO steps consistent, every chunk reaches every chiplet that needs it, every
+    reduction holds each rank once and waits for all its inputs; then deadlock freedom
+    (wait-for graph of the link FIFOs, one buffer slot per link), with the argument or a cycle
+    and a fix. Exit status: 0 no errors (warnings allowed), 1 errors found, 2 unreadable input.
     """
     report = check_file(file)
     if as_json:

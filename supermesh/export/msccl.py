@@ -26,17 +26,30 @@ Mapping (every tree of every set is kept; nothing falls back to a single tree)
   ``r``. Every step has at most one dependency, so no ``nop`` is needed and step numbers equal
   the runtime's transfer indices; ``hasdep="1"`` marks every step another one waits for.
 - Buffers (``B`` blocks: trees for AllReduce / Broadcast / Reduce, ranks for ReduceScatter /
-  AllGather; ``S`` chunk slots per loop): tree (or rank) ``b``, slot ``c`` lives at input and
-  output index ``b*S + c``, except ReduceScatter output ``c`` and AllGather input ``c``.
-  Partial sums of ReduceScatter and Reduce at non-root chiplets go to scratch (``s_chunks``);
-  AllReduce accumulates in the output. Every program is valid in place and out of place.
+  AllGather, roots for a weighted AllReduce; ``S`` chunk slots per block and loop): block
+  ``b``, slot ``c`` lives at input and output index ``b*S + c``, except ReduceScatter output
+  ``c`` and AllGather input ``c``. Partial sums of ReduceScatter and Reduce at non-root
+  chiplets go to scratch (``s_chunks``); AllReduce accumulates in the output. Every program is
+  valid in place and out of place.
+- Weighted tables (several trees per root, each carrying ``n`` of its block's ``C`` chunks,
+  :mod:`supermesh.trees.schedule`): every tree is kept, with ``n*S/C`` slots per loop, side by
+  side inside its root's block in tree order (so its share of every loop is exactly its share
+  of the table). ``S`` must make every ``n*S/C`` whole. When trees of different counts share a
+  link, a loop cannot repeat the table's FIFO order (chunk index, step), so ``S = C``: one loop
+  is the whole table; if that overfills a threadblock the export raises ``SpecError`` (use
+  equal shares, ``pack_throughput(parts=K)``, or a larger ``max_steps``) instead of writing
+  another order. Where several trees of a set share a link, each node reduces its children's
+  chunks in the order a run of the table delivers them (see
+  :meth:`~supermesh.export.msccl_steps.StepBuilder.follow_execution`), which keeps the program
+  free of dependency cycles.
 - Loops: ``nchunksperloop = B*S``. The runtime repeats the program over the buffer, so slot
-  ``c`` carries chunks ``c, c+S, c+2S, ...`` of each tree; threadblocks run ahead into the next
-  iteration, so the pipeline continues across loop iterations. ``S`` is the largest value up
-  to ``Schedule.chunks`` that keeps every threadblock within ``max_steps``; if a link carries
-  more than ``max_steps`` entries even with ``S = 1``, consecutive sets are split into channel
-  groups (more channels, each with its own FIFO). The runtime splits each loop's data into
-  ``nchunksperloop`` equal chunks, so messages should be a multiple of that many elements.
+  ``c`` carries chunks ``c, c+S, c+2S, ...`` of each tree (weighted: ``c, c+n*S/C, ...``);
+  threadblocks run ahead into the next iteration, so the pipeline continues across loop
+  iterations. ``S`` is the largest value up to ``Schedule.chunks`` that keeps every
+  threadblock within ``max_steps``; if a link carries more than ``max_steps`` entries even with
+  the smallest ``S``, consecutive sets are split into channel groups (more channels, each with
+  its own FIFO). The runtime splits each loop's data into ``nchunksperloop`` equal chunks, so
+  messages should be a multiple of that many elements.
 - AllReduce's global barrier is not expressed: MSCCL keeps the data dependencies only (a root
   starts sending a chunk once it has reduced it); the barrier is a timing rule of the simulator,
   not needed for correctness.
@@ -129,7 +142,8 @@ def msccl_program(
     ranks : list of int, optional
         The GPUs (default: the schedule's ranks, its compute chiplets); must be ``0 .. n-1``.
     chunks_per_loop : int, optional
-        Chunk slots per tree per loop iteration ``S`` (default: the largest that fits).
+        Chunk slots per block per loop iteration ``S`` (default: the largest that fits; see
+        :func:`~supermesh.export.msccl_steps.plan_slots` for weighted tables).
     limits : MscclLimits, optional
         Runtime limits (default :class:`MscclLimits()`).
     name, proto, min_bytes, max_bytes
@@ -142,7 +156,8 @@ def msccl_program(
     Raises
     ------
     SpecError
-        If a relay chiplet is not a rank, ranks are not ``0 .. n-1``, or a limit is exceeded.
+        If a relay chiplet is not a rank, ranks are not ``0 .. n-1``, a limit is exceeded, or
+        a weighted table's tree counts cannot be looped exactly within the limits.
 
     Examples
     --------
@@ -171,8 +186,11 @@ def msccl_program(
     nkeys = 1 + max((e.key for e in schedule.entries), default=0)
     builder = StepBuilder(schedule, len(ranks), slots)
     builder.reserve({e.id: e.key + nkeys * group[e.set_index] for e in schedule.entries})
+    arcs = [(e.phase, e.set_index, e.arc) for e in schedule.entries]
+    if len(arcs) != len(set(arcs)):  # trees of one set share a link
+        builder.follow_execution()
     for e in schedule.entries:
-        for c in range(slots):
+        for c in range(builder.slots(e)):
             builder.fill(e, c)
     builder.local_copies()
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name or f"supermesh-{schedule.topology}")[:63]

@@ -15,6 +15,11 @@ chiplet, then entry id. Columns (header line first)::
     ``step`` the position in the link's FIFO, ``deps`` the entry ids this one waits for,
     space-separated (empty when none), ``op`` what the sender does, ``on_recv`` what the receiver
     does (``reduce`` or ``store``).
+``share``
+    Only in the CSV of a weighted table (several trees per root, ``Schedule.shares``): a last
+    column with the share of its root's data the row's tree carries (``repr`` of the float); the
+    tree's chunks are ``chunk_first .. chunk_last``, its part of the root's block. Other tables
+    have exactly the columns above.
 """
 
 from __future__ import annotations
@@ -46,12 +51,21 @@ def schedule_csv(schedule: Schedule) -> str:
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_HEADER)
+    shares = schedule.shares
+    writer.writerow(CSV_HEADER if shares is None else (*CSV_HEADER, "share"))
     for chiplet, ids in sorted(schedule.tables.items()):
         for i in ids:
             e = schedule.entries[i]
             doc = e.to_json()
             doc["deps"] = " ".join(str(d) for d in e.deps)
             role = "send" if e.src == chiplet else "recv"
-            writer.writerow([chiplet, role, *(doc[f] for f in FIELDS)])
+            row = [chiplet, role, *(doc[f] for f in FIELDS)]
+            if shares is not None:  # blank where a malformed file lacks the share
+                row.append(_share(shares, e.set_index, e.tree_index))
+            writer.writerow(row)
     return out.getvalue()
+
+
+def _share(shares: tuple[tuple[float, ...], ...], si: int, ti: int) -> str:
+    ok = 0 <= si < len(shares) and 0 <= ti < len(shares[si])
+    return repr(shares[si][ti]) if ok else ""

@@ -1,0 +1,219 @@
+"""Throughput packings through the pipeline: registry, ``trees --throughput``, ``sim``, ``verify``.
+
+Independent facts used: the AllGather cut bound of the 4x4 mesh is 32/15 links (a corner has 2
+links in and 15 ranks' data to receive: 16 * 2 / 15) and 64/15 with the perimeter doubled
+(SMBi); AllReduce run as ReduceScatter then AllGather on a symmetric topology takes both phases
+in turn, 1 / (15/64 + 15/64) = 32/15 on SMBi 4x4; the diameter of a 4x4 grid is 6 hops (corner
+to corner); a simulated collective never beats its cut bound.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from supermesh.cli import main
+from supermesh.errors import SpecError
+from supermesh.sim import get_preset, run_algorithm
+from supermesh.topologies import build
+from supermesh.trees.collective_trees import (
+    COLLECTIVE_ALGORITHMS,
+    collective_trees,
+    throughput_packing,
+)
+from supermesh.trees.model import TreePacking
+from supermesh.verify import check_packing
+
+MIB = 1 << 20
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ---------------------------------------------------------------------------- registry
+def test_registry_builds_throughput_trees():
+    assert "throughput" in COLLECTIVE_ALGORITHMS
+    G = build("smbi:4x4")
+    ag = collective_trees(G, "allgather", algorithm="throughput")
+    assert (ag.method, ag.direction, ag.stats["algbw_links"]) == ("colgen", "out", "64/15")
+    rs = collective_trees(G, "reducescatter", algorithm="throughput")
+    assert rs.direction == "in"
+    assert check_packing(G, ag) == []
+    assert check_packing(G, rs) == []
+    again = collective_trees(G, "allgather", algorithm="throughput")
+    assert again.trees == ag.trees  # deterministic
+    assert again.stats["shares"] == ag.stats["shares"]
+
+
+@pytest.mark.parametrize("collective", ["broadcast", "reduce"])
+def test_registry_refuses_broadcast_and_reduce(collective):
+    with pytest.raises(SpecError) as err:
+        collective_trees(build("mesh:4x4"), collective, algorithm="throughput")
+    assert err.value.hint
+
+
+def test_parts_follow_the_size():
+    G = build("smbi:4x4")
+    memo: dict[int, TreePacking] = {}
+    # 1 MiB: 16 ranks of 5.3 chunks each; 512 MiB: 2730.7 chunks per rank. With rho*/n = 4/15,
+    # 4 parts per rank reach the bound with 15 trees on the busiest link; at 512 MiB that link
+    # then serves 15 * ceil(2730.7 / 4) chunks, fewer than any other count allows
+    big = throughput_packing(G, "out", nbytes=512 * MIB, memo=memo)
+    assert big.stats["parts"]["parts"] == 4
+    assert {t.share for t in big.trees} == {0.25}
+    small = throughput_packing(G, "out", nbytes=MIB, memo=memo)
+    assert all(
+        Fraction(x) == 1 / Fraction(small.stats["parts"]["parts"]) for x in small.stats["shares"]
+    )
+    assert set(memo) >= {4}
+
+
+# ---------------------------------------------------------------------------- trees CLI
+def test_trees_throughput_human(capsys):
+    code, out, _ = run(capsys, "trees", "mesh:4x4", "--throughput")
+    assert code == 0
+    assert "cut bound      32/15" in out
+    assert "rate reached   32/15 = 2.1333 links (100.00% of the bound)" in out
+    assert "max height     6" in out  # the diameter
+    assert "status optimal" in out
+    assert "max height cap" in out  # the rate per height cap
+
+
+def test_trees_throughput_json_and_file(capsys, tmp_path):
+    path = tmp_path / "rs.json"
+    code, out, _ = run(
+        capsys,
+        "trees",
+        "smbi:4x4",
+        "--throughput",
+        "--collective",
+        "reducescatter",
+        "--parts",
+        "4",
+        "--json",
+        "-o",
+        str(path),
+    )
+    assert code == 0
+    doc = json.loads(out)
+    assert doc == json.loads(path.read_text())
+    assert (doc["direction"], doc["method"], doc["stats"]["algbw_links"]) == (
+        "in",
+        "colgen",
+        "64/15",
+    )
+    assert len(doc["sets"][0]["trees"]) == 16 * 4
+    assert check_packing(build("smbi:4x4"), TreePacking.from_json(doc)) == []
+    code, out, _ = run(capsys, "verify", str(path))
+    assert code == 0
+    assert "the shares allow 64/15" in out
+    doc["stats"]["algbw_links"] = "13/3"  # a little above 64/15
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    code, out, _ = run(capsys, "verify", str(bad))
+    assert code == 1
+    assert "rate-claim-too-high" in out
+
+
+def test_trees_throughput_infeasible_height(capsys, tmp_path):
+    path = tmp_path / "none.json"
+    code, out, _ = run(
+        capsys, "trees", "mesh:4x4", "--throughput", "--max-height", "5", "-o", str(path)
+    )
+    assert code == 1
+    assert "6 hops" in out  # corner to corner
+    assert not path.exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--throughput", "--roots", "corners"),
+        ("--throughput", "--parts", "0"),
+        ("--throughput", "--collective", "allgather", "--direction", "in"),
+        ("--parts", "2"),
+    ],
+)
+def test_trees_throughput_bad_options(capsys, args):
+    code, _, err = run(capsys, "trees", "mesh:4x4", *args)
+    assert code == 2
+    assert "hint:" in err
+
+
+# ---------------------------------------------------------------------------- sim
+@pytest.mark.parametrize("preset", ["booksim", "paper"])
+def test_sim_allgather_throughput(capsys, preset):
+    code, out, _ = run(
+        capsys,
+        "sim",
+        "mesh:4x4",
+        "-c",
+        "allgather",
+        "-a",
+        "throughput",
+        "--size",
+        "16MiB",
+        "--preset",
+        preset,
+        "--json",
+        "--no-links",
+    )
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["algorithm"] == "throughput"
+    assert doc["bound"]["certificate"]["algbw_links"] == "32/15"
+    assert doc["bound"]["algbw_links"] == pytest.approx(32 / 15)
+    assert 1.0 <= doc["ratio_to_bound"] < 1.1
+
+
+def test_sim_bounds_per_algorithm():
+    G = build("smbi:4x4")
+    params = get_preset("booksim")
+    cache: dict = {}
+    ar = run_algorithm(G, "throughput", "allreduce", 4 * MIB, params, cache=cache)
+    assert ar.bound is not None
+    assert ar.bound.value == pytest.approx(32 / 15)  # RS + AG in turn
+    assert ar.time >= ar.lower_bound
+    pipe = run_algorithm(G, "pipeline", "allreduce", 4 * MIB, params, cache=cache)
+    assert pipe.bound is not None
+    assert pipe.bound.value == pytest.approx(4.0)  # unchanged: 4 links between any two ranks
+    rs = run_algorithm(G, "throughput", "reducescatter", 4 * MIB, params, cache=cache)
+    assert rs.bound is not None
+    assert rs.bound.value == pytest.approx(64 / 15)
+    assert rs.time >= rs.lower_bound
+    assert ("throughput", "smbi:4x4", "in") in cache  # packings cached per direction
+
+
+def test_sim_tree_file(capsys, tmp_path):
+    path = tmp_path / "ag.json"
+    code, _, _ = run(capsys, "trees", "smbi:4x4", "--throughput", "--parts", "4", "-o", str(path))
+    assert code == 0
+    code, out, _ = run(
+        capsys, "sim", "smbi:4x4", "-c", "allgather", "--trees", str(path), "--json", "--no-links"
+    )
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["algorithm"] == "throughput"  # a weighted file runs all its trees at once
+    assert doc["ratio_to_bound"] >= 1.0
+    code, _, err = run(capsys, "sim", "smbi:4x4", "-a", "pipeline", "--trees", str(path))
+    assert code == 2
+    assert "--algorithm throughput" in err
+    code, _, err = run(capsys, "sim", "smbi:4x4", "-c", "broadcast", "-a", "throughput")
+    assert code == 2
+
+
+def test_report_row():
+    from supermesh.report import build_report
+
+    doc = build_report(["smbi:4x4"], simulate=False, design=False)
+    row = doc["topologies"][0]["trees"]["allgather_throughput"]
+    assert (row["bound"], row["rate"], row["max_height"]) == ("64/15", "64/15", 6)
