@@ -362,7 +362,8 @@ def _print_root_sets(p: TreePacking) -> None:
 @click.option(
     "--draw",
     type=click.Path(dir_okay=False),
-    help="Draw the trees, one panel per tree (root sets: the sets with heights); png/svg/pdf.",
+    help="Draw the trees, one panel per tree (root sets: the sets with heights; --throughput: "
+    "the load of every link and the bottleneck cut); png/svg/pdf.",
 )
 def trees(
     spec: str,
@@ -427,9 +428,12 @@ def trees(
     if output and packing.status != "infeasible":
         write_text_atomic(output, json.dumps(doc, indent=1) + "\n")
     if draw and packing.status != "infeasible":
-        from supermesh.draw import draw_root_sets, draw_trees, save_figure
+        from supermesh.draw import draw_link_load, draw_root_sets, draw_trees, save_figure
 
-        picture = draw_root_sets(G, packing) if root_sets_flag else draw_trees(G, packing)
+        if throughput_flag:  # dozens of trees per rank: the link loads and the cut say more
+            picture = draw_link_load(G, packing)
+        else:
+            picture = draw_root_sets(G, packing) if root_sets_flag else draw_trees(G, packing)
         save_figure(picture, draw)
     if as_json:
         emit_json(doc)
