@@ -36,7 +36,6 @@ from supermesh.trees.oriented import OrientedTree, orient
 __all__ = ["packing_program", "simulate_packing"]
 
 
-
 def _trees(packing: TreePacking | Sequence[Tree], direction: str) -> list[OrientedTree]:
     if isinstance(packing, TreePacking):
         return [orient(t, packing.direction) for t in packing.trees]

@@ -26,8 +26,8 @@ from supermesh.testing.strategies import topology_specs
 from supermesh.topologies import build, compute_nodes
 from supermesh.trees.throughput import (
     choose_parts,
-    packing_rate,
     pack_throughput,
+    packing_rate,
     rate_view,
     throughput_bound,
 )
