@@ -25,7 +25,7 @@ from supermesh.trees.bounds import check_roots
 from supermesh.trees.heights import working_network
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.trees.roots import partition_lower_bound, root_set_size, root_sets
-from supermesh.trees.roots_order import pipeline_steps
+from supermesh.trees.roots_order import ORDER_WORK, pipeline_steps
 from supermesh.trees.roots_paper import paper_root_sets
 from supermesh.trees.roots_symmetry import grid_symmetries, orbit_of, orbit_parents
 from supermesh.verify import check_packing
@@ -346,6 +346,25 @@ def test_running_order_beats_paper_order(spec):
     theirs = solved(spec, method="paper")
     assert ours.stats["pipeline_steps"] == pipeline_steps(ours.sets, chunks=1)
     assert ours.stats["pipeline_steps"] < pipeline_steps(theirs.sets, chunks=1)
+
+
+def test_order_search_budget_reported():
+    """The order search stops on its work budget (not the clock) and says how it ended."""
+    for spec in ["smbi:4x4", "smalter:4x4", "smbi:6x6", "smalter:6x6"]:
+        st = solved(spec).stats
+        assert st["order_search"]["budget"] == ORDER_WORK
+        assert st["order_search"]["stopped"] == "converged"
+        assert 0 < st["order_search"]["work"] <= ORDER_WORK
+        assert st["time_limit_hit"] is False
+    G = build("smbi:6x6")
+    full = solved("smbi:6x6")
+    cut = root_sets(G, order_budget=0, compare=False, time_limit=20)
+    assert_valid(G, cut)
+    assert cut.stats["order_search"]["stopped"] == "budget"
+    assert cut.stats["pipeline_steps"] == pipeline_steps(cut.sets, chunks=1)
+    assert cut.stats["pipeline_steps"] > full.stats["pipeline_steps"]  # the search does work
+    with pytest.raises(SpecError):
+        root_sets(G, order_budget=-1)
 
 
 def test_verify_notices_trees_of_two_sets_mixed():

@@ -24,7 +24,8 @@ Objective
     total by as much as the heights do (8x8 SMBi, 1 MiB AllGather: 93 to 136 steps for one
     partition). The order is chosen with the exact step count of that FIFO model
     (:mod:`supermesh.trees.roots_order`, one chunk per tree; the differences it finds stay the
-    same for any number of chunks), reported as ``stats["pipeline_steps"]``.
+    same for any number of chunks), reported as ``stats["pipeline_steps"]``, by a local search
+    that stops on a work budget, not on the clock (the same order on any machine).
 
 Lower bound
     A tree is at least as tall as its root's eccentricity. Sort the eccentricities
@@ -78,7 +79,7 @@ from supermesh.trees.heights import (
     working_network,
 )
 from supermesh.trees.model import TreePacking, TreeSet
-from supermesh.trees.roots_order import order_sets, pipeline_steps
+from supermesh.trees.roots_order import ORDER_WORK, order_sets, pipeline_steps
 from supermesh.trees.roots_search import (
     SetPacker,
     clock_angles,
@@ -93,8 +94,7 @@ __all__ = ["SetSize", "partition_lower_bound", "root_set_size", "root_sets"]
 
 Roots = tuple[int, ...]
 METHODS = ("optimise", "paper")
-ORDER_SECONDS = 5.0
-FAST_ORDER_SECONDS = 2.0  # the order search in the fast mode (sweeps)
+FAST_ORDER_WORK = 5_000_000  # the order search's budget in the fast mode (sweeps), link entries
 FAST_SEARCH_SECONDS = 5.0  # the local search after the start partition, in the fast mode
 
 
@@ -304,6 +304,7 @@ def root_sets(
     seed: int = 0,
     tries: int = 8,
     order: bool = True,
+    order_budget: int | None = None,
     compare: bool = True,
     fast: bool = False,
 ) -> TreePacking:
@@ -336,7 +337,12 @@ def root_sets(
         Swaps tried per set above its bound in one round of the local search.
     order : bool
         Order the sets to shorten the pipeline (:func:`~supermesh.trees.roots_order.order_sets`,
-        one chunk per tree; at least ``5`` s, at most ``20`` s) instead of tallest first.
+        one chunk per tree) instead of tallest first.
+    order_budget : int, optional
+        Work budget of the order search, in link entries simulated (default
+        :data:`~supermesh.trees.roots_order.ORDER_WORK`, 50 million, 5 to 15 s; fast mode
+        ``FAST_ORDER_WORK``, 5 million). A budget, not seconds: the order does not depend on the
+        machine or its load. ``stats["order_search"]`` says how the search ended.
     compare : bool
         Also evaluate the paper's rule (grids only): ``stats["paper"]`` has its sets, their
         heights with the same packer (``heights``, ``total``) and with the paper's Algorithm 1
@@ -345,8 +351,8 @@ def root_sets(
     fast : bool
         Sweep mode: once the start partition is packed (in full, as without it), the paper's
         alternative start, the local search and re-solving get at most ``FAST_SEARCH_SECONDS``
-        (5 s) of ``time_limit``, and the order search ``FAST_ORDER_SECONDS`` (2 s) instead of
-        5 to 20 s. Status and bounds are proven the same way (``optimal`` only when shown);
+        (5 s) of ``time_limit``, and the order search a budget of ``FAST_ORDER_WORK`` (about
+        1 to 2 s). Status and bounds are proven the same way (``optimal`` only when shown);
         the partition may be less improved and the running order a few pipeline steps longer
         (``stats["total"]`` and ``stats["pipeline_steps"]`` say).
 
@@ -362,16 +368,30 @@ def root_sets(
         ``infeasible`` (a given ``k`` that cannot work) carries the certificate of
         :class:`SetSize`. ``stats`` also has ``total``, ``total_lower_bound``, ``k``,
         ``k_certificate`` (no sets of ``k + 1``), per-set ``set_*`` lists, ``start``, ``swaps``,
-        ``pipeline_steps`` and ``paper`` (see ``compare``), and ``fast``.
+        ``pipeline_steps``, ``order_search`` (``budget``, ``work``, ``trials``, ``stopped``:
+        ``converged``, ``budget`` or ``time limit``, the last only if the wall-clock safety net
+        fired), ``paper`` (see ``compare``), ``fast``, and what wall-clock limits decided (see
+        Notes): ``time_limit_hit`` (the search's ``time_limit`` ran out) and
+        ``undecided_probes`` (swap probes with neither trees nor a proof in their time).
 
     Raises
     ------
     SpecError
-        Unknown method or direction, ``k`` out of range.
+        Unknown method or direction, ``k`` out of range, a negative ``order_budget``.
     SolverError
         No partition into feasible sets was found, or a set could not be packed in time.
     TopologyError
         The chiplets are not strongly connected.
+
+    Notes
+    -----
+    Determinism. The running order is searched within a work budget, so it is the same for the
+    same sets on any machine. The partition and the trees are the same from run to run when
+    every CP-SAT solve ends with an answer (proof or trees) before its limit and the search
+    ends before ``time_limit``; the sets' ``set_status``, ``time_limit_hit`` and
+    ``undecided_probes`` say when that was not so (with the defaults it held for 8x8 SMBi and
+    SMAlter and 9x9 SMBi, also with the machine loaded). CP-SAT's guarantees:
+    :mod:`supermesh.trees.cpsat`.
 
     References
     ----------
@@ -388,6 +408,10 @@ def root_sets(
     check_direction(direction)
     if method not in METHODS:
         raise SpecError(f"unknown root-set method {method!r}", hint=f"use one of {METHODS}")
+    if order_budget is not None and order_budget < 0:
+        raise SpecError(
+            f"order budget = {order_budget} must not be negative", hint=f"e.g. {ORDER_WORK}"
+        )
     span = resolve_span(G, None)
     ecc_of = eccentricities(working_network(G, direction), span, span)
     if any(e is None for e in ecc_of):
@@ -449,18 +473,30 @@ def root_sets(
     for s in sets:
         if ev.packs[s].status != "optimal" and ev.left() > 0:
             ev.solve(s, limit=ev.left(), again=True)
+    out_of_time = ev.left() <= 0
     steps = pipeline_steps([ev.packs[s].sets[0] for s in sets], chunks=1, direction=direction)
+    search: dict[str, Any] | None = None
     if method == "optimise":
         sets.sort(key=lambda s: (-ev.height(s), -ev.bound(s), s))
         if order:
-            budget = min(max(ev.left(), ORDER_SECONDS), 4 * ORDER_SECONDS)
-            budget = FAST_ORDER_SECONDS if fast else budget
+            budget = order_budget if order_budget is not None else ORDER_WORK
+            budget = FAST_ORDER_WORK if fast and order_budget is None else budget
             trees = [ev.packs[s].sets[0] for s in sets]
-            outside_in = _ring_order(G, sets)
-            ranks, steps = order_sets(
-                trees, chunks=1, direction=direction, time_limit=budget, starts=outside_in
+            ranked = order_sets(
+                trees, chunks=1, direction=direction, budget=budget, starts=_ring_order(G, sets)
             )
-            sets = [sets[i] for i in ranks]
+            sets, steps = [sets[i] for i in ranked.order], ranked.steps
+            search = {
+                "budget": budget,
+                "work": ranked.work,
+                "trials": ranked.trials,
+                "stopped": ranked.stopped,
+            }
+            if ranked.stopped == "time limit":
+                notes.append(
+                    "the order search hit its wall-clock safety net before its budget: "
+                    "the running order may differ from run to run"
+                )
     packing = _assemble(G, ev, sets, partition_lower_bound(ecc, kk, ev.bound), method, direction)
     packing.stats.update(
         {
@@ -469,6 +505,9 @@ def root_sets(
             "swaps": swaps,
             "order": "searched (pipeline steps)" if method == "optimise" and order else "given",
             "pipeline_steps": steps,
+            "order_search": search,
+            "time_limit_hit": out_of_time,
+            "undecided_probes": ev.undecided,
             "notes": notes,
             "fast": fast,
         }

@@ -6,7 +6,10 @@ first packed as one tree turned round (:func:`~supermesh.trees.roots_symmetry.or
 with :func:`~supermesh.trees.packing.pack_trees` proving the bound it needs; any other set goes to
 :func:`~supermesh.trees.packing.pack_trees`. The start partition is
 :func:`eccentricity_groups`; :func:`repair` makes every set feasible; :func:`improve` is the local
-search. See :mod:`supermesh.trees.roots` for the objective and the bound.
+search. See :mod:`supermesh.trees.roots` for the objective and the bound. The deadline and the
+per-set limits are seconds: a solve cut by one of them can change with the machine's load, and
+:attr:`SetPacker.undecided` counts the probes that were (:func:`~supermesh.trees.roots.root_sets`,
+Notes).
 """
 
 from __future__ import annotations
@@ -140,6 +143,9 @@ class SetPacker:
         Sorted roots -> best packing found.
     beyond : dict
         Sorted roots -> a height proven out of reach (no packing that low).
+    undecided : int
+        Probes of the local search that got neither trees nor a proof within their time limit
+        (answers that can change with the machine's load; see :mod:`supermesh.trees.cpsat`).
     """
 
     G: nx.MultiDiGraph
@@ -153,6 +159,7 @@ class SetPacker:
     beyond: dict[Roots, int] = field(default_factory=dict)
     certs: dict[Roots, dict[str, Any] | None] = field(default_factory=dict)
     solves: int = 0
+    undecided: int = 0
     net: WorkingNetwork = field(init=False)
     symmetries: list[dict[int, int]] = field(init=False)
 
@@ -426,6 +433,7 @@ def _fits(ev: SetPacker, A: Roots, B: Roots, budget: int) -> bool:
         if height is not None:
             got[side] = height
         elif ev.bound(side) <= cap:
+            ev.undecided += 1
             return False  # neither trees nor a proof in time
 
 
