@@ -214,3 +214,17 @@ def test_cpsat_cut_by_work_budget_repeats(workers):
              [solver.value(v) for v in x], solver.response_proto.deterministic_time)
         )  # fmt: skip
     assert answers[0] == answers[1]
+
+
+@pytest.mark.parametrize("args", [["--root-sets"], ["--throughput", "--parts", "4"], []])
+def test_tree_files_are_byte_identical_run_to_run(tmp_path, capsys, args):
+    from supermesh.cli import main
+
+    texts = []
+    for name in ("a.json", "b.json"):
+        out = tmp_path / name
+        main(["trees", "smbi:4x4", *args, "-o", str(out)])
+        capsys.readouterr()
+        texts.append(out.read_bytes())
+    assert texts[0] == texts[1]
+    assert b"wall_time" not in texts[0]

@@ -197,8 +197,12 @@ class TreePacking:
         """All trees of all sets, in order."""
         return tuple(t for s in self.sets for t in s.trees)
 
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict (see the module docstring)."""
+    def to_json(self, *, timings: bool = True) -> dict[str, Any]:
+        """JSON-ready dict (see the module docstring).
+
+        ``timings=False`` leaves out the wall-clock statistics (``wall_time`` at any depth of
+        ``stats``), so that the same inputs give byte-identical files.
+        """
         doc: dict[str, Any] = {
             "format": FORMAT,
             "version": 1,
@@ -214,7 +218,7 @@ class TreePacking:
         if len(self.sets) == 1:
             doc["trees"] = doc["sets"][0]["trees"]
         doc["certificate"] = self.certificate
-        doc["stats"] = self.stats
+        doc["stats"] = self.stats if timings else _without_timings(self.stats)
         return doc
 
     @classmethod
@@ -259,3 +263,12 @@ class TreePacking:
             certificate=certificate,
             stats=dict(doc["stats"]) if isinstance(doc.get("stats"), dict) else {},
         )
+
+
+def _without_timings(value: Any) -> Any:
+    """``value`` with every ``wall_time`` key removed from the dicts in it (a copy)."""
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items() if k != "wall_time"}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
