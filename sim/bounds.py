@@ -33,16 +33,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
 
 from supermesh.errors import TopologyError
+from supermesh.topologies.flow import flow_network
 from supermesh.topologies.model import compute_nodes
-
-if TYPE_CHECKING:  # igraph loads its plotting stack: import it only when a flow runs
-    import igraph as ig
 
 __all__ = ["ThroughputBound", "collective_bound", "cut_bound", "rank_connectivity"]
 
@@ -72,20 +69,6 @@ class ThroughputBound:
 
     value: float
     certificate: dict = field(default_factory=dict)
-
-
-def _graph(G: nx.MultiDiGraph, reverse: bool) -> tuple[ig.Graph, list[float], list[int]]:
-    nodes = sorted(int(n) for n in G.nodes)
-    index = {n: i for i, n in enumerate(nodes)}
-    cap: dict[tuple[int, int], float] = {}
-    for u, v, bw in G.edges(data="bandwidth", default=1.0):
-        pair = (index[v], index[u]) if reverse else (index[u], index[v])
-        cap[pair] = cap.get(pair, 0.0) + float(bw)
-    pairs = sorted(cap)
-    import igraph as ig
-
-    graph = ig.Graph(n=len(nodes) + 1, edges=pairs, directed=True)
-    return graph, [cap[p] for p in pairs], nodes
 
 
 def cut_bound(
@@ -133,8 +116,8 @@ def cut_bound(
     if total <= 0 or len(rank_list) == 0:
         raise TopologyError("a cut bound needs data at some source and at least one rank")
     share = {int(k): float(v) / total for k, v in sources.items() if v > 0}
-    graph, cap, nodes = _graph(G, reverse)
-    index = {n: i for i, n in enumerate(nodes)}
+    net = flow_network(G, reverse=reverse)
+    graph, cap, nodes, index = net.with_source(), net.bandwidth(), net.nodes, net.index
     s = len(nodes)
     src_ids = sorted(share)
     graph.add_edges([(s, index[i]) for i in src_ids])
@@ -262,8 +245,8 @@ def rank_connectivity(G: nx.MultiDiGraph, ranks: Iterable[int] | None = None) ->
     rank_list = sorted(int(r) for r in (ranks if ranks is not None else compute_nodes(G)))
     if len(rank_list) < 2:
         return ThroughputBound(float("inf"), {"set": [], "entering_bandwidth": 0.0})
-    graph, cap, nodes = _graph(G, False)
-    index = {n: i for i, n in enumerate(nodes)}
+    net = flow_network(G)
+    graph, cap, nodes, index = net.graph, net.bandwidth(), net.nodes, net.index
     r = index[rank_list[0]]
     best = float("inf")
     best_set: list[int] = []

@@ -2,7 +2,8 @@
 
 networkx max-flow rejects multigraphs and is slow at scale; igraph's push-relabel is fast. Parallel
 arcs collapse into one arc whose capacity is their number (the multiplicity): that is what
-arc-disjointness counts, whatever the arcs' bandwidths.
+arc-disjointness counts, whatever the arcs' bandwidths. The arcs' bandwidths are kept beside it
+for the throughput cuts (:mod:`supermesh.trees.throughput_bound`, :mod:`supermesh.sim.bounds`).
 """
 
 from __future__ import annotations
@@ -33,12 +34,30 @@ class FlowNetwork:
         Topology node id of each igraph vertex.
     index : dict
         Topology node id -> igraph vertex.
+    bandwidths : list of tuple of float
+        The ``bandwidth`` of each collapsed arc (default 1.0), per igraph edge.
     """
 
     graph: ig.Graph
     capacity: list[int]
     nodes: list[int]
     index: dict[int, int]
+    bandwidths: list[tuple[float, ...]]
+
+    @property
+    def pairs(self) -> list[tuple[int, int]]:
+        """The igraph edges as (source vertex, target vertex), in edge-id order."""
+        return [(int(a), int(b)) for a, b in self.graph.get_edgelist()]
+
+    def bandwidth(self) -> list[float]:
+        """Total bandwidth of each igraph edge (its parallel arcs together)."""
+        return [float(sum(b)) for b in self.bandwidths]
+
+    def with_source(self) -> ig.Graph:
+        """A copy of :attr:`graph` with one more vertex (index ``len(nodes)``), no arcs yet."""
+        graph = self.graph.copy()
+        graph.add_vertices(1)
+        return graph
 
     def max_flow(self, s: int, t: int) -> ig.Flow:
         """Max-flow between two topology nodes (``ig.Flow`` with ``value`` and ``cut``)."""
@@ -68,11 +87,16 @@ def flow_network(G: nx.MultiDiGraph, *, reverse: bool = False) -> FlowNetwork:
     """
     nodes = sorted(int(n) for n in G.nodes)
     index = {n: i for i, n in enumerate(nodes)}
-    counts: Counter[tuple[int, int]] = Counter(
-        (index[v], index[u]) if reverse else (index[u], index[v]) for u, v in G.edges()
-    )
+    counts: Counter[tuple[int, int]] = Counter()
+    bws: dict[tuple[int, int], list[float]] = {}
+    for u, v, bw in G.edges(data="bandwidth", default=1.0):
+        pair = (index[v], index[u]) if reverse else (index[u], index[v])
+        counts[pair] += 1
+        bws.setdefault(pair, []).append(float(bw))
     pairs = sorted(counts)
     import igraph as ig
 
     graph = ig.Graph(n=len(nodes), edges=pairs, directed=True)
-    return FlowNetwork(graph, [counts[p] for p in pairs], nodes, index)
+    return FlowNetwork(
+        graph, [counts[p] for p in pairs], nodes, index, [tuple(bws[p]) for p in pairs]
+    )

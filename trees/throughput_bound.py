@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-import igraph as ig
 import networkx as nx
 
 from supermesh.errors import SpecError, TopologyError
+from supermesh.topologies.flow import flow_network
 from supermesh.topologies.model import compute_nodes
 
 __all__ = ["COLLECTIVES", "RateBound", "exact_fraction", "throughput_bound"]
@@ -104,22 +104,16 @@ class _CutGraph:
     """Integer-capacity flow network with a super source, for exact cut checks."""
 
     def __init__(self, G: nx.MultiDiGraph, ranks: list[int], reverse: bool) -> None:
-        self.nodes = sorted(int(v) for v in G.nodes)
-        self.index = {v: i for i, v in enumerate(self.nodes)}
-        cap: dict[tuple[int, int], Fraction] = {}
-        count: dict[tuple[int, int], int] = {}
-        for u, v, bw in G.edges(data="bandwidth", default=1.0):
-            a, b = self.index[int(u)], self.index[int(v)]
-            pair = (b, a) if reverse else (a, b)
-            cap[pair] = cap.get(pair, Fraction(0)) + exact_fraction(bw)
-            count[pair] = count.get(pair, 0) + 1
-        self.pairs = sorted(cap)
-        self.cap = [cap[p] for p in self.pairs]
-        self.count = [count[p] for p in self.pairs]
+        net = flow_network(G, reverse=reverse)
+        self.nodes = net.nodes
+        self.index = net.index
+        self.pairs = net.pairs
+        self.cap = [sum((exact_fraction(b) for b in bws), Fraction(0)) for bws in net.bandwidths]
+        self.count = net.capacity
         self.ranks = [self.index[r] for r in ranks]
         self.source = len(self.nodes)
-        edges = self.pairs + [(self.source, r) for r in self.ranks]
-        self.graph = ig.Graph(n=len(self.nodes) + 1, edges=edges, directed=True)
+        self.graph = net.with_source()
+        self.graph.add_edges([(self.source, r) for r in self.ranks])
 
     def crossing(self, side: Iterable[int]) -> tuple[Fraction, int]:
         """Bandwidth and number of arcs entering ``side`` (working orientation)."""
