@@ -309,3 +309,25 @@ def test_part_counts_off_the_natural_multiple_reach_their_own_optimum(parts):
     assert packing_rate(G, p) == Fraction(16 * parts, whole)
     assert p.status == "feasible"  # below the cut bound, so never called optimal
     assert not [f for f in check_packing(G, p) if f.severity == "error"]
+
+
+def test_same_trees_on_a_slow_clock(monkeypatch):
+    # smalter:5x5 with 4 parts needs the CP-SAT polish; its limits are fixed, not "time left",
+    # so a clock that runs 5 ms per reading (a loaded machine) gives the same trees
+    import time as _time
+
+    G = build("smalter:5x5")
+    first = pack_throughput(G, parts=4)
+    assert first.stats["parts"]["method"] == "dive+cpsat"
+    real = _time.perf_counter
+    ticks = [0.0]
+
+    def slow() -> float:
+        ticks[0] += 0.005
+        return real() + ticks[0]
+
+    monkeypatch.setattr(_time, "perf_counter", slow)
+    again = pack_throughput(G, parts=4)
+    assert [t.arcs for t in again.trees] == [t.arcs for t in first.trees]
+    assert again.status == first.status
+    assert again.objective == first.objective

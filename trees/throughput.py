@@ -152,8 +152,12 @@ def pack_throughput(
         When the height found is above the eccentricity bound, try to prove (CP-SAT pricing and
         LP duality) that one less cannot reach the rate.
     time_limit, proof_time_limit, parts_time_limit : float
-        Seconds for the column generation (all height caps), the height proof, and each part
-        count.
+        Seconds: a safety net on the column generation (all height caps; it normally converges
+        long before); the height proof (at most 12 pricing rounds, each round's CP-SAT pricing
+        given a quarter of it); each part count's CP-SAT polish. Solves get fixed limits (and
+        the work caps of :func:`~supermesh.trees.cpsat.new_solver`), never the time left, so
+        the same call gives the same trees unless a machine is too loaded to finish the work
+        within the seconds.
     workers : int
         CP-SAT workers.
 

@@ -31,6 +31,8 @@ _TOL = 1e-9
 
 _DENOMINATORS = (10**3, 10**4, 10**5, 10**6, 10**8, 10**12)
 _MARGIN = 1e-6  # relative margin between a float upper bound and the rate it excludes
+_PROOF_ROUNDS = 12  # pricing rounds a height proof may take
+_PROOF_SLICES = 4  # each round's exact pricing gets this fraction of the proof's seconds
 
 
 def _rate(
@@ -238,19 +240,26 @@ def prove_height(
         "rounds": 0,
     }
     best_ub = float("inf")
-    while time.perf_counter() - start < time_limit:
-        remaining = time_limit - (time.perf_counter() - start)
+    # fixed slices, not the time left: every round's solves get the same limits (and CP-SAT
+    # work caps) on any machine, so the verdict repeats; the clock is only a safety net
+    slice_limit = max(1.0, time_limit / _PROOF_SLICES)
+    out["stopped"] = "rounds"
+    while out["rounds"] < _PROOF_ROUNDS:
+        if time.perf_counter() - start > time_limit:
+            out["stopped"] = "time limit"
+            break
         if column_generation(net, height, target, sub, deadline=start + time_limit):
             out["reachable"] = True
             out["progress_at_cap"] = sub
             return out
         ub, _, better = height_upper_bound(
-            net, height, sub, time_limit=max(1.0, remaining), workers=workers
+            net, height, sub, time_limit=slice_limit, workers=workers
         )
         out["rounds"] += 1
         best_ub = min(best_ub, ub)
         if best_ub < target * (1 - _MARGIN):
             out["proved"] = True
+            out["stopped"] = "proved"
             break
         added = 0
         for tree in better:
@@ -262,6 +271,7 @@ def prove_height(
                 sub.last_labels[root] = tree.labels
                 added += 1
         if not added:
+            out["stopped"] = "no better tree"
             break
     out["upper_bound_links"] = best_ub * n
     out["lp_rate_links"] = sub.lam * n

@@ -335,8 +335,7 @@ def split_parts(
         lower = Fraction(n * count) / optimum
         if all(c == 1 for c in work_net.cap_exact):  # whole trees per arc: round the bound up
             lower = Fraction(math.ceil(lower))
-        remaining = time_limit - (time.perf_counter() - start)
-        if load > lower and remaining > 1:
+        if load > lower:
             polished = polish_parts(
                 work_net,
                 height,
@@ -344,7 +343,7 @@ def split_parts(
                 optimum,
                 choice,
                 caps=work.caps,
-                time_limit=remaining,
+                time_limit=time_limit,  # fixed, not what the dive left: repeatable
                 workers=workers,
             )
             if polished is not None and polished[1] < load:

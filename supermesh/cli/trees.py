@@ -424,9 +424,9 @@ def trees(
         make = run_root_sets if root_sets_flag else run
         limit = 10.0 if time_limit is None else time_limit
         G, packing = make(spec, roots_text, k, direction, method, limit, max_height)
-    doc = packing.to_json()
-    if output and packing.status != "infeasible":  # files: no wall-clock times, so runs repeat
-        write_text_atomic(output, json.dumps(packing.to_json(timings=False), indent=1) + "\n")
+    doc = packing.to_json(timings=False)  # no wall-clock times: the same inputs, the same file
+    if output and packing.status != "infeasible":
+        write_text_atomic(output, json.dumps(doc, indent=1) + "\n")
     if draw and packing.status != "infeasible":
         from supermesh.draw import draw_link_load, draw_root_sets, draw_trees, save_figure
 
