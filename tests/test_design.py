@@ -256,6 +256,8 @@ def test_deterministic():
     a = design(G, trees=4, max_links=5, warm_start=False)
     b = design(G, trees=4, max_links=5, warm_start=False)
     assert a.additions == b.additions
+    assert a.stats["work_used"] == b.stats["work_used"]
+    assert a.stats["stopped"] == "done"
 
 
 @pytest.mark.parametrize(
@@ -344,6 +346,7 @@ def test_time_limit_gives_feasible_with_gap_never_optimal():
     assert r.gap == r.cost - 2
     assert lam(r.topology) >= 3
     assert "time ran out" in r.proof["text"]
+    assert r.stats["stopped"] == "work budget"  # 1e-6 s buys no CP-SAT work
 
 
 def test_memory_chiplet_hanging_off_a_corner_does_not_count():

@@ -80,6 +80,8 @@ def test_tiny_time_limit_is_never_called_optimal_above_the_bound():
     assert_valid(G, p)
     assert p.status == "feasible"  # warm start only, 12 > 11 unproven
     assert (p.objective, p.lower_bound, p.stats["gap"]) == (12, 11, 1)
+    assert p.stats["stopped"] == "work budget"  # 1e-4 s buys no CP-SAT work at all
+    assert p.stats["runs"] == []
 
 
 def test_tiny_time_limit_optimal_when_bound_met():
@@ -107,6 +109,19 @@ def test_deterministic_json():
         d = pack_trees(G, corners(8)).to_json()
         d.pop("stats")  # wall times
         return json.dumps(d, sort_keys=True)
+
+    assert doc() == doc()
+
+
+def test_deterministic_json_with_statistics():
+    """Everything but wall times repeats, the work each solve spent included."""
+    G = build("smalter:8x8")
+
+    def doc():
+        p = pack_trees(G, sides(8))
+        assert p.stats["stopped"] == "done"
+        assert all(r["work"] > 0 for r in p.stats["runs"])
+        return json.dumps(p.to_json(timings=False), sort_keys=True)
 
     assert doc() == doc()
 

@@ -33,6 +33,12 @@ What is exact
     to carry the trees only when a packing was exhibited (``exact`` true; always false for
     "any roots" on a Steiner span, where not every root choice can be packed).
 
+Determinism: the solves (master problems and packings) spend a work budget, CP-SAT's
+deterministic time (by default ``DTIME_PER_WORKER_SECOND * workers * time_limit``), and the loop
+stops on the work left, never on the clock: the same call gives the same design, status and
+statistics (but wall times) under any load. ``time_limit`` stays the wall-clock bound of the
+call; ``stats["stopped"]`` says ``"time limit"`` if it fired first.
+
 Ports: ``max_links`` counts die-to-die links per chiplet (as
 :func:`supermesh.topologies.metrics.links_per_node`); the router radix is that plus one local port.
 
@@ -54,6 +60,7 @@ import networkx as nx
 from supermesh.errors import SolverError, SpecError, TopologyError
 from supermesh.topologies.metrics import arc_connectivity, links_per_node
 from supermesh.topologies.model import check_nodes, compute_nodes
+from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND
 from supermesh.trees.design_candidates import candidate_links, port_budgets
 from supermesh.trees.design_cuts import (
     Requirement,
@@ -74,6 +81,7 @@ from supermesh.trees.design_proof import counting_bound, counting_groups
 from supermesh.trees.design_result import DesignResult, ResultBuilder
 from supermesh.trees.design_search import greedy_design, known_designs, packing_check, passes
 from supermesh.trees.design_text import solver_reason
+from supermesh.trees.packing_model import Budget
 
 __all__ = ["DesignResult", "design", "design_gap"]
 
@@ -148,6 +156,7 @@ def design(
     workers: int = 1,
     seed: int = 0,
     warm_start: bool = True,
+    work_limit: float | None = None,
 ) -> DesignResult:
     """The cheapest candidate links to add so that ``G`` carries the target trees.
 
@@ -178,20 +187,28 @@ def design(
     max_height : int, optional
         Also require a packing with every tree at most this tall (needs roots).
     time_limit : float
-        Seconds for the whole search.
+        Seconds for the whole search: an upper bound on the wall clock. The solves spend a
+        work budget (``work_limit``), so the answer does not depend on the machine's load.
     workers, seed : int
         CP-SAT ``num_workers`` and ``random_seed`` (fixed: the result is deterministic).
     warm_start : bool
         Hint the solver with known designs (SMAlter, SMBi on a mesh) or a greedy design.
+    work_limit : float, optional
+        CP-SAT deterministic time for every solve together, master problems and packings
+        (default ``DTIME_PER_WORKER_SECOND * workers * time_limit``, see
+        :mod:`supermesh.trees.cpsat`).
 
     Returns
     -------
     DesignResult
+        ``stats["stopped"]`` says what ended the search: ``"done"``, ``"work budget"`` (the
+        same on every run) or ``"time limit"`` (the wall clock ran out first on an overloaded
+        machine; that answer may differ from run to run); ``stats["work_used"]`` the work spent.
 
     Raises
     ------
     SpecError
-        A bad target, family, cost or budget.
+        A bad target, family, cost, budget or a negative ``work_limit``.
     TopologyError
         A node id not in ``G``; a span of fewer than two nodes.
     SolverError
@@ -212,6 +229,11 @@ def design(
     target["span"] = "compute" if span is None else span_nodes
     if time_limit <= 0 or workers < 1:
         raise SpecError("time_limit must be > 0 and workers >= 1", hint="e.g. 60 s, 1 worker")
+    if work_limit is None:
+        work_limit = DTIME_PER_WORKER_SECOND * workers * time_limit
+    if not work_limit >= 0:
+        raise SpecError(f"work_limit = {work_limit} must be >= 0", hint="e.g. 2, or leave it out")
+    limit = Budget.start(work_limit, seconds=time_limit)  # decisions rest on the work only
     cands = candidate_links(G, add, costs=costs)
     budget = port_budgets(G, max_links)
     ports = links_per_node(G)
@@ -226,8 +248,9 @@ def design(
     add_bounds(master, cands, counting_groups(need, cands, room), counting["cost"])
     steiner = len(span_nodes) < G.number_of_nodes()
     packs = max_height is not None or (steiner and reqs[0].roots is not None)
-    deadline = start + time_limit
-    ctx = ResultBuilder(G, cands, reqs, span_nodes, budget, base_max, target, counting, start)
+    ctx = ResultBuilder(
+        G, cands, reqs, span_nodes, budget, base_max, target, counting, start, limit
+    )  # fmt: skip
 
     if max_height is not None:
         far = height_reason(G, cands, room, reqs, span_nodes, max_height)
@@ -235,11 +258,12 @@ def design(
             return ctx.infeasible(far, master, 0, None)
     hint, incumbent, warm = _warm(G, cands, room, reqs, span_nodes, packs, warm_start)
     best_bound, tainted, rounds, packed = counting["cost"], False, 0, None
-    while time.perf_counter() < deadline:
+    while limit.room():
         sol = solve_master(
-            master, cands, hint=incumbent or hint, time_limit=deadline - time.perf_counter(),
-            workers=workers, seed=seed,
+            master, cands, hint=incumbent or hint, time_limit=max(limit.seconds(), 0.01),
+            workers=workers, seed=seed, deterministic_time=limit.work_left(),
         )  # fmt: skip
+        limit.spend(sol.work, sol.cut)
         rounds += 1
         if sol.status == "infeasible":
             if tainted:
@@ -259,8 +283,12 @@ def design(
         if packs:
             verdict, packed = packing_check(
                 H, reqs, span_nodes, max_height=max_height, workers=workers, seed=seed,
-                time_limit=max(deadline - time.perf_counter(), 1.0),
+                time_limit=max(limit.seconds(), 1.0),
+                work_limit=max(limit.work_left(), DTIME_PER_WORKER_SECOND * workers),
             )  # fmt: skip
+            limit.spend(sum(row["work"] for row in packed))
+            if any(row.get("stopped") == "time limit" for row in packed):
+                limit.stop("time limit")
             if verdict != "ok":
                 add_nogood(master, sol.selection)
                 tainted = tainted or verdict == "unknown"
@@ -274,7 +302,8 @@ def design(
         break
     if incumbent is None:
         raise SolverError(
-            f"no design found within the time limit of {time_limit:g} s",
+            f"no design found within the time limit of {time_limit:g} s "
+            f"(work budget {work_limit:g})",
             hint="raise --time-limit, or allow more candidates or a larger port budget",
         )
     exact = not steiner or (packed is not None and reqs[0].roots is not None)

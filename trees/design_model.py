@@ -70,13 +70,17 @@ class Master:
 @dataclass(frozen=True)
 class MasterSolution:
     """One solve of the master: ``status`` is ``optimal``, ``feasible``, ``infeasible`` or
-    ``unknown`` (time ran out with no solution); ``bound`` a proven lower bound on the cost."""
+    ``unknown`` (time ran out with no solution); ``bound`` a proven lower bound on the cost;
+    ``work`` the CP-SAT deterministic time spent; ``cut`` what cut the solve short (``None``,
+    ``"work budget"`` or ``"time limit"``, the only one that depends on the machine)."""
 
     status: str
     selection: tuple[int, ...] | None
     cost: int | None
     bound: int | None
     wall_time: float
+    work: float = 0.0
+    cut: str | None = None
 
 
 def build_master(
@@ -191,6 +195,7 @@ def solve_master(
     time_limit: float,
     workers: int,
     seed: int,
+    deterministic_time: float | None = None,
 ) -> MasterSolution:
     """Solve the master once (deterministic: fixed ``random_seed`` and ``num_workers``).
 
@@ -199,9 +204,12 @@ def solve_master(
     hint : sequence of int, optional
         Candidate indices of a selection believed good (a known design); a solution hint.
     time_limit : float
-        Seconds.
+        Seconds (an upper bound on the wall clock).
     workers, seed : int
         CP-SAT ``num_workers`` and ``random_seed``.
+    deterministic_time : float, optional
+        CP-SAT work budget (default :func:`~supermesh.trees.cpsat.new_solver`'s, derived from
+        ``time_limit``): a solve cut by it repeats exactly.
 
     Returns
     -------
@@ -213,18 +221,25 @@ def solve_master(
         chosen = set(hint)
         for i, v in enumerate(master.x):
             master.model.add_hint(v, i in chosen)
-    solver = new_solver(time_limit=time_limit, workers=workers, seed=seed)
+    solver = new_solver(
+        time_limit=time_limit, workers=workers, seed=seed, deterministic_time=deterministic_time
+    )
     code = solver.solve(master.model)
     status = _STATUS.get(code, "unknown")
     wall = time.perf_counter() - start
+    work = float(solver.deterministic_time)
+    cut = None
+    if code in (cp_model.UNKNOWN, cp_model.FEASIBLE):
+        over = work >= solver.parameters.max_deterministic_time * (1 - 1e-9)
+        cut = "work budget" if over else "time limit"
     if status == "infeasible":
-        return MasterSolution(status, None, None, None, wall)
+        return MasterSolution(status, None, None, None, wall, work)
     raw = solver.best_objective_bound
     bound = None
     if math.isfinite(raw):  # objective >= ceil(raw); over <= n_over gives the cost bound
         bound = max(0, -(-(math.ceil(raw - 1e-9) - master.n_over) // master.weight))
     if status == "unknown":
-        return MasterSolution(status, None, None, bound, wall)
+        return MasterSolution(status, None, None, bound, wall, work, cut)
     selection = tuple(i for i, v in enumerate(master.x) if solver.value(v))
     cost = sum(cands[i].cost for i in selection)
-    return MasterSolution(status, selection, cost, bound, wall)
+    return MasterSolution(status, selection, cost, bound, wall, work, cut)

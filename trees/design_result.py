@@ -12,6 +12,7 @@ import networkx as nx
 from supermesh.topologies.metrics import links_per_node
 from supermesh.trees.design_cuts import Requirement, with_links
 from supermesh.trees.design_text import optimality_text
+from supermesh.trees.packing_model import Budget
 
 __all__ = ["STATUSES", "DesignResult", "ResultBuilder"]
 
@@ -106,6 +107,9 @@ class ResultBuilder:
     G, cands, reqs, span, budget, base_max, target, counting, start
         The base, candidates, requirements, span, port budgets, the base's largest link count,
         the target dict, the counting bound and the start time of the search.
+    limit : Budget, optional
+        The search's work budget (its ``work_limit``, ``work_used`` and ``stopped`` go into
+        the statistics).
     """
 
     G: nx.MultiDiGraph
@@ -117,8 +121,10 @@ class ResultBuilder:
     target: dict[str, Any]
     counting: dict[str, Any]
     start: float
+    limit: Budget | None = None
 
     def _stats(self, master: Any, rounds: int, warm: str | None) -> dict[str, Any]:
+        extra = {} if self.limit is None else self.limit.stats()
         return {
             "candidates": len(self.cands),
             "families": sorted({f for c in self.cands for f in c.family.split("+")}),
@@ -126,6 +132,7 @@ class ResultBuilder:
             "cuts": len(master.cuts),
             "nogoods": master.nogoods,
             "warm_start": warm,
+            **extra,
             "wall_time": round(time.perf_counter() - self.start, 3),
         }
 

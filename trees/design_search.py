@@ -18,6 +18,7 @@ import networkx as nx
 
 from supermesh.errors import SolverError
 from supermesh.topologies.grid import smalter, smbi
+from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND
 from supermesh.trees.design_candidates import Candidate, grid_cells
 from supermesh.trees.design_cuts import Requirement, crossing, entering, violated_cuts, with_links
 
@@ -149,27 +150,48 @@ def packing_check(
     time_limit: float,
     workers: int,
     seed: int,
+    work_limit: float | None = None,
 ) -> tuple[str, list[dict[str, Any]]]:
     """Pack the trees of every rooted requirement on ``H`` (optionally within a height).
+
+    The work budget is shared: each packing gets the work left divided by the requirements
+    left; ``time_limit`` bounds the wall clock of the whole check.
+
+    Parameters
+    ----------
+    H : networkx.MultiDiGraph
+        The base plus the chosen links.
+    reqs : sequence of Requirement
+    span : sequence of int
+    max_height : int, optional
+    time_limit : float
+        Seconds (an upper bound on the wall clock).
+    workers, seed : int
+        CP-SAT ``num_workers`` and ``random_seed``.
+    work_limit : float, optional
+        CP-SAT deterministic time for every packing together (default
+        ``DTIME_PER_WORKER_SECOND * workers * time_limit``).
 
     Returns
     -------
     verdict : {"ok", "fail", "unknown"}
         ``ok``: every requirement has a packing (within ``max_height``); ``fail``: one is proven
-        impossible; ``unknown``: the time ran out first.
+        impossible; ``unknown``: the budget ran out first.
     details : list of dict
         Per requirement: ``roots``, ``direction``, ``status``, ``height`` (tallest tree) or
-        ``certificate``.
+        ``certificate``, ``work`` (spent; the whole share when no packing was found) and
+        ``stopped`` (:func:`~supermesh.trees.packing.pack_trees`' ``stats["stopped"]``).
     """
     from supermesh.trees.packing import pack_trees
 
     start = time.perf_counter()
+    work = DTIME_PER_WORKER_SECOND * workers * time_limit if work_limit is None else work_limit
     details: list[dict[str, Any]] = []
     verdict = "ok"
     for n, req in enumerate(reqs):
         if req.roots is None:  # any-roots targets are decided by cuts alone
             continue
-        share = (time_limit - (time.perf_counter() - start)) / (len(reqs) - n)
+        share = max(work - sum(r["work"] for r in details), 0.0) / (len(reqs) - n)
         row: dict[str, Any] = {"roots": list(req.roots), "direction": req.direction}
         details.append(row)
         try:
@@ -179,16 +201,19 @@ def packing_check(
                 direction=req.direction,
                 span=span,
                 max_height=max_height,
-                time_limit=max(share, 0.5),
+                time_limit=max(time_limit - (time.perf_counter() - start), 0.5),
                 workers=workers,
                 seed=seed,
                 balance=False,
+                work_limit=share,
             )
         except SolverError:
-            row["status"] = "unknown"
+            row.update(status="unknown", work=share)  # no packing before a limit
             verdict = "unknown"
             continue
         row["status"] = p.status
+        row["work"] = p.stats.get("work_used", 0.0)
+        row["stopped"] = p.stats.get("stopped", "done")
         if p.status == "infeasible":
             row["certificate"] = p.certificate
             return "fail", details

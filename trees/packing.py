@@ -14,8 +14,16 @@
    height), then the smallest sum.
 
 Status: ``optimal`` only when the tallest tree equals a proven lower bound; ``feasible`` when the
-time ran out (``stats["gap"]``); ``infeasible`` with a certificate. Deterministic for a given
-seed and worker count (CP-SAT ``interleave_search``), unless a time limit cuts a solve short.
+budget ran out (``stats["gap"]``); ``infeasible`` with a certificate.
+
+Determinism: the stages spend a *work* budget, CP-SAT's deterministic time (by default
+``DTIME_PER_WORKER_SECOND * workers * time_limit``, :mod:`supermesh.trees.cpsat`). Each solve
+gets the work left, a repair a quarter of it, and stage 2 is skipped when none is left; no
+decision reads the clock. So a given seed and worker count give the same trees, status and
+statistics (but wall times) under any load, whether the search ends or the budget cuts it
+(``stats["stopped"]``: ``"done"`` or ``"work budget"``). The wall-clock ``time_limit`` stays the
+upper bound of the call; if it fires first (an overloaded machine), ``stats["stopped"]`` says
+``"time limit"`` and that answer may differ from run to run.
 
 References
 ----------
@@ -35,9 +43,10 @@ from typing import Any
 import networkx as nx
 from ortools.sat.python import cp_model
 
-from supermesh.errors import SolverError
+from supermesh.errors import SolverError, SpecError
 from supermesh.topologies.model import check_nodes
 from supermesh.trees.construct import construct_parents, roots_certificate
+from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND
 from supermesh.trees.heights import (
     WorkingNetwork,
     bfs_distances,
@@ -48,6 +57,7 @@ from supermesh.trees.heights import (
 )
 from supermesh.trees.model import TreePacking, TreeSet
 from supermesh.trees.packing_model import (
+    Budget,
     PackingModel,
     PackingProblem,
     SolveResult,
@@ -100,7 +110,11 @@ Rank = Callable[[list[int]], tuple[int, ...]]
 
 @dataclass
 class _Search:
-    """The state of one height search: best trees so far, the proven bound, the runs made."""
+    """The state of one height search: best trees so far, the proven bound, the runs made.
+
+    Solves spend the work of ``limit`` (CP-SAT deterministic time, the same on every run); its
+    seconds only bound the whole call. ``limit.stopped`` says which limit ended the search.
+    """
 
     net: WorkingNetwork
     roots: tuple[int, ...]
@@ -108,7 +122,7 @@ class _Search:
     dist: tuple[dict[int, int], ...]
     proven: int
     cap: int
-    deadline: float
+    limit: Budget
     workers: int
     seed: int
     best: list[Parents] | None = None
@@ -121,11 +135,8 @@ class _Search:
         return max(self.heights) if self.best is not None else None
 
     def open(self) -> bool:
-        """Whether the maximum height is not yet proven and time is left."""
-        return (self.top is None or self.top > self.proven) and self.left() > 0
-
-    def left(self) -> float:
-        return self.deadline - time.perf_counter()
+        """Whether the maximum height is not yet proven and a solve may start."""
+        return (self.top is None or self.top > self.proven) and self.limit.room()
 
     def offer(self, trees: list[Parents] | None, rank: Rank | None = None) -> None:
         """Keep ``trees`` if better by ``rank(heights)`` (default: max, then sum)."""
@@ -146,15 +157,23 @@ class _Search:
         built: Built | None = None,
         rank: Rank | None = None,
     ) -> SolveResult:
-        """Build (unless given) and solve one model; record the run."""
+        """Build (unless given) and solve one model with ``budget`` work (default: all left)."""
         model, var = built or build_model(problem)
-        limit = self.left() if budget is None else budget
-        result = solve(model, var, problem, time_limit=limit, workers=self.workers, seed=self.seed)
+        work = self.limit.work_left() if budget is None else budget
+        result = solve(
+            model, var, problem, time_limit=max(self.limit.seconds(), 0.01),
+            workers=self.workers, seed=self.seed, deterministic_time=work,
+        )  # fmt: skip
+        # a sub-budget's cut (a repair) is part of the plan, not a limit of the search
+        self.limit.spend(result.work, result.cut if budget is None else None)
+        if result.cut == "time limit":
+            self.limit.stop("time limit")
         self.runs.append(
             {
                 "objective": problem.objective,
                 "max_height": problem.max_height,
                 "status": result.status,
+                "work": round(result.work, 6),
                 "wall_time": round(result.wall_time, 3),
                 **var.size,
             }
@@ -175,8 +194,10 @@ class _Search:
         """Bring the best packing down to the problem's height by re-solving near deep nodes.
 
         A large-neighbourhood step: parent choices far from every node deeper than the height
-        are kept and the rest is solved (on a copy of the built model). Failure proves nothing
-        (the kept part may be the obstacle); the caller then solves in full.
+        are kept and the rest is solved (on a copy of the built model) with a quarter of the
+        work left (at least :data:`~supermesh.trees.cpsat.DTIME_PER_WORKER_SECOND` per worker).
+        Failure proves nothing (the kept part may be the obstacle); the caller then solves in
+        full.
         """
         assert self.best is not None
         warm, height = self.best, problem.max_height
@@ -193,7 +214,9 @@ class _Search:
             kept = [{c: p for c, p in par.items() if c not in region} for par in warm]
             fix_parents(local, variables, kept)
             add_hint(local, variables, self.roots, warm)
-            self.run(problem, min(self.left(), max(1.0, self.left() / 4)), (local, variables))
+            left = self.limit.work_left()
+            share = min(left, max(DTIME_PER_WORKER_SECOND * self.workers, left / 4))
+            self.run(problem, share, (local, variables))
             self.runs[-1]["repair_radius"] = radius
 
     def minimise(self) -> None:
@@ -215,8 +238,8 @@ class _Search:
             return "optimal"  # every tree at the maximum: spread 0, the sum is forced
         if not enabled:
             return "off"
-        if self.left() <= 0:
-            return "not run (time limit)"
+        if not self.limit.room():
+            return f"not run ({self.limit.stopped})"
         problem = self.problem(top, "balance", hint=self.best)
         result = self.run(problem, rank=lambda hs: (max(hs), max(hs) - min(hs), sum(hs)))
         return result.status if result.status in ("optimal", "feasible") else "not improved"
@@ -234,6 +257,7 @@ def pack_trees(
     seed: int = 0,
     balance: bool = True,
     warm_start: bool = True,
+    work_limit: float | None = None,
 ) -> TreePacking:
     """Arc-disjoint arborescences with the given roots and the smallest maximum height.
 
@@ -256,13 +280,19 @@ def pack_trees(
     max_height : int, optional
         Reject packings taller than this (infeasible if none exists).
     time_limit : float
-        Seconds for the whole call (construction, both stages).
+        Seconds for the whole call (construction, both stages): an upper bound on the wall
+        clock. The stages themselves spend a work budget (``work_limit``), so that the answer
+        does not depend on the machine's load.
     workers, seed : int
         CP-SAT ``num_workers`` and ``random_seed``.
     balance : bool
         Run stage 2.
     warm_start : bool
         Start from :func:`~supermesh.trees.construct.construct_parents` (hint and fallback).
+    work_limit : float, optional
+        CP-SAT deterministic time for all solves together (default
+        ``DTIME_PER_WORKER_SECOND * workers * time_limit``, see :mod:`supermesh.trees.cpsat`):
+        each solve gets the work left, and stage 2 is skipped when none is left.
 
     Returns
     -------
@@ -273,14 +303,18 @@ def pack_trees(
         Edmonds' cut (``set``, ``entering_arcs``, ``required``, ``roots``), or a root-node
         distance above ``max_height`` (``kind: "eccentricity"``), or ``{"kind": "solver",
         "solver": "cpsat", ...}`` when CP-SAT proved that no packing of height
-        ``<= max_height`` exists. ``stats`` holds the runs, the balance status and timings.
+        ``<= max_height`` exists. ``stats`` holds the runs (with the ``work`` each spent), the
+        balance status, ``work_limit``, ``work_used``, timings and ``stopped``: ``"done"``
+        (no limit cut the search), ``"work budget"`` (the same on every run) or ``"time limit"``
+        (the wall clock ran out first, on an overloaded machine: then the answer may differ
+        from run to run).
 
     Raises
     ------
     SolverError
         The time ran out before any packing was found.
     TopologyError, SpecError
-        A root or span node not in ``G``; an unknown direction.
+        A root or span node not in ``G``; an unknown direction; a negative ``work_limit``.
 
     References
     ----------
@@ -295,11 +329,17 @@ def pack_trees(
     """
     start = time.perf_counter()
     check_direction(direction)
+    if work_limit is None:
+        work_limit = DTIME_PER_WORKER_SECOND * max(1, workers) * max(time_limit, 0.0)
+    if not work_limit >= 0:
+        raise SpecError(f"work_limit = {work_limit} must be >= 0", hint="e.g. 0.5, or leave it out")
     roots = tuple(check_nodes(G, roots, what="root"))
     targets = resolve_span(G, span)
     stats: dict[str, Any] = {}
+    limit = Budget.start(work_limit, seconds=time_limit)  # decisions rest on the work only
 
     def done(status: str, **kw: Any) -> TreePacking:
+        stats.update(limit.stats())
         stats["wall_time"] = round(time.perf_counter() - start, 3)
         return TreePacking(
             str(G.graph.get("spec", "")),
@@ -322,9 +362,7 @@ def pack_trees(
         cert = _eccentricity_certificate(roots, dist, targets, max_height)
         return done("infeasible", certificate=cert)
     cap = max_height if max_height is not None else len(net.nodes) - 1
-    search = _Search(
-        net, roots, frozenset(targets), dist, max(ecc), cap, start + time_limit, workers, seed
-    )
+    search = _Search(net, roots, frozenset(targets), dist, max(ecc), cap, limit, workers, seed)
     if warm_start:
         everything = len(targets) == len(net.nodes)
         warm = construct_parents(G, net, roots, targets, spans_all=True if everything else None)
@@ -346,7 +384,8 @@ def pack_trees(
             }
             return done("infeasible", certificate=cert, lower_bound=search.proven)
         raise SolverError(
-            f"no packing found within the time limit of {time_limit:g} s",
+            f"no packing found within the time limit of {time_limit:g} s "
+            f"(work budget {work_limit:g})",
             hint="raise the time limit or try the construct method",
         )
     top = search.top

@@ -29,6 +29,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ortools.sat.python import cp_model
 
@@ -36,6 +37,7 @@ from supermesh.trees.cpsat import new_solver
 from supermesh.trees.heights import WorkingNetwork, tree_depths
 
 __all__ = [
+    "Budget",
     "PackingModel",
     "PackingProblem",
     "SolveResult",
@@ -108,6 +110,11 @@ class SolveResult:
         Objective value and CP-SAT's proven bound (objective models only).
     wall_time : float
         Seconds spent in the solver.
+    work : float
+        CP-SAT's deterministic time spent (repeatable, unlike ``wall_time``).
+    cut : {None, "work budget", "time limit"}
+        What cut the search short (``None``: it ended with an answer, a proof or a found
+        packing of a feasibility model). Only a ``"time limit"`` cut depends on the machine.
     """
 
     status: str
@@ -115,6 +122,89 @@ class SolveResult:
     objective: float | None
     bound: float | None
     wall_time: float
+    work: float = 0.0
+    cut: str | None = None
+
+
+WORK_FLOOR = 1e-3
+"""Work below which no further solve is started (CP-SAT's smallest budget in ``new_solver``)."""
+
+STOPS = ("done", "work budget", "time limit")
+"""What ended a search, least to most machine-dependent (a later one overrides)."""
+
+
+@dataclass
+class Budget:
+    """The work and the seconds of one search, and which limit stopped it.
+
+    Every stopping decision of a search rests on the work (CP-SAT deterministic time), so a
+    search cut by its budget gives the same answer on any machine under any load; the seconds
+    only bound the whole call.
+
+    Attributes
+    ----------
+    work : float
+        CP-SAT deterministic time for every solve together.
+    deadline : float
+        ``time.perf_counter()`` value at which the search must end (the wall-clock bound).
+    used : float
+        Work spent so far.
+    stopped : {"done", "work budget", "time limit"}
+        ``"time limit"`` only when the wall clock ran out first (an overloaded machine).
+
+    Examples
+    --------
+    >>> b = Budget.start(0.5, seconds=60)
+    >>> b.room(), b.spend(0.5, "work budget"), b.room(), b.stopped
+    (True, None, False, 'work budget')
+    """
+
+    work: float
+    deadline: float
+    used: float = 0.0
+    stopped: str = "done"
+
+    @classmethod
+    def start(cls, work: float, seconds: float) -> Budget:
+        """A budget of ``work`` that must also end within ``seconds`` from now."""
+        return cls(work, time.perf_counter() + seconds)
+
+    def seconds(self) -> float:
+        """Wall-clock seconds left."""
+        return self.deadline - time.perf_counter()
+
+    def work_left(self) -> float:
+        """Work not yet spent."""
+        return self.work - self.used
+
+    def stop(self, why: str) -> None:
+        """Record a limit that cut the search (the most machine-dependent one wins)."""
+        if STOPS.index(why) > STOPS.index(self.stopped):
+            self.stopped = why
+
+    def spend(self, work: float, cut: str | None = None) -> None:
+        """Count a solve's work, and the limit that cut it, if one did."""
+        self.used += work
+        if cut is not None:
+            self.stop(cut)
+
+    def room(self) -> bool:
+        """Whether another solve may start: work left first, then the wall clock."""
+        if self.work_left() < WORK_FLOOR:
+            self.stop("work budget")
+            return False
+        if self.seconds() <= 0:
+            self.stop("time limit")
+            return False
+        return True
+
+    def stats(self) -> dict[str, Any]:
+        """``work_limit``, ``work_used`` (repeatable) and ``stopped``."""
+        return {
+            "work_limit": round(self.work, 6),
+            "work_used": round(self.used, 6),
+            "stopped": self.stopped,
+        }
 
 
 def _tree_nodes(problem: PackingProblem, t: int) -> list[int]:
@@ -249,6 +339,7 @@ def solve(
     time_limit: float = 10.0,
     workers: int = 2,
     seed: int = 0,
+    deterministic_time: float | None = None,
 ) -> SolveResult:
     """Solve a model from :func:`build_model` and read back the trees.
 
@@ -261,23 +352,33 @@ def solve(
         Seconds before CP-SAT stops (then FEASIBLE or UNKNOWN, never optimal).
     workers, seed : int
         CP-SAT ``num_workers`` and ``random_seed`` (fixed for determinism).
+    deterministic_time : float, optional
+        CP-SAT work budget (default: :func:`~supermesh.trees.cpsat.new_solver`'s, derived from
+        ``time_limit``). A search cut by it repeats exactly; one cut by ``time_limit`` may not.
 
     Returns
     -------
     SolveResult
     """
-    solver = new_solver(time_limit=time_limit, workers=workers, seed=seed)
+    solver = new_solver(
+        time_limit=time_limit, workers=workers, seed=seed, deterministic_time=deterministic_time
+    )
     start = time.perf_counter()
     code = solver.solve(model)
     wall = time.perf_counter() - start
+    work = float(solver.deterministic_time)
     names = {
         cp_model.OPTIMAL: "optimal",
         cp_model.FEASIBLE: "feasible",
         cp_model.INFEASIBLE: "infeasible",
     }
     status = names.get(code, "unknown")
+    cut = None  # a found packing of a feasibility model is a complete answer
+    if code == cp_model.UNKNOWN or (code == cp_model.FEASIBLE and problem.objective != "none"):
+        over = work >= solver.parameters.max_deterministic_time * (1 - 1e-9)
+        cut = "work budget" if over else "time limit"
     if status not in ("optimal", "feasible"):
-        return SolveResult(status, None, None, None, wall)
+        return SolveResult(status, None, None, None, wall, work, cut)
     parents = [
         {v: u for (u, v), var in xt.items() if solver.boolean_value(var)} for xt in variables.x
     ]
@@ -290,4 +391,6 @@ def solve(
         solver.objective_value if has_objective else None,
         solver.best_objective_bound if has_objective else None,
         wall,
+        work,
+        cut,
     )
