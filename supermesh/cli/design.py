@@ -117,7 +117,8 @@ def human(r: Any, n_span: int, written: list[str]) -> list[str]:
     if r.status == "infeasible":
         lines.append(f"Infeasible: {r.proof['text']}.")
         return lines
-    head = "Optimal" if r.status == "optimal" else "Feasible (time limit)"
+    stopped = r.stats.get("stopped") or "time limit"
+    head = "Optimal" if r.status == "optimal" else f"Feasible ({stopped})"
     gap = "" if r.status == "optimal" else f", lower bound {r.lower_bound} (gap {r.gap})"
     lines.append(
         f"{head}: {len(r.additions)} links added ({2 * len(r.additions)} arcs), cost {r.cost}{gap}."
