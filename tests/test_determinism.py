@@ -11,6 +11,7 @@ deterministic work budget of trees/cpsat repeat exactly.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import random
 
@@ -19,7 +20,8 @@ from ortools.sat.python import cp_model
 
 from supermesh.errors import SpecError
 from supermesh.topologies import build
-from supermesh.trees import roots_order
+from supermesh.trees import packing, packing_model, roots_order, roots_search
+from supermesh.trees import roots as roots_mod
 from supermesh.trees.construct import construct_trees
 from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND, new_solver
 from supermesh.trees.model import TreeSet
@@ -167,6 +169,58 @@ def test_root_sets_order_ignores_the_clock(monkeypatch):
     for p in (plain, slowed):
         assert p.stats["order_search"]["stopped"] == "converged"
         assert p.stats["time_limit_hit"] is False
+
+
+# ------------------------------------------------------------------- root-set partition
+
+ROOT_SET_MODULES = (roots_mod, roots_search, roots_order, packing, packing_model)
+"""Every module the root-set search reads the clock in (one fake clock shared by all)."""
+
+
+def root_sets_doc(p) -> str:
+    """The packing without wall times: sets, trees, status, bounds, search statistics."""
+    return json.dumps(p.to_json(timings=False), sort_keys=True)
+
+
+def test_root_sets_cut_by_work_ignores_the_clock(monkeypatch):
+    """The partition search cut short by its work budget (3 s of CP-SAT at the reference rate)
+    gives byte-identical results when the clock runs 50 ms per reading, far past those 3 s."""
+    G = build("smalter:6x6")
+    plain = root_sets(G, compare=False, time_limit=3)
+    fake = FakeClock(0.05)
+    for module in ROOT_SET_MODULES:
+        monkeypatch.setattr(module, "time", fake)
+    slowed = root_sets(G, compare=False, time_limit=3)
+    assert fake.now > 3  # a deadline of 3 s on this clock would have cut elsewhere
+    monkeypatch.undo()
+    assert root_sets_doc(slowed) == root_sets_doc(plain)
+    search = plain.stats["partition_search"]
+    assert search["stopped"] == "work budget"
+    assert math.isclose(search["budget"], DTIME_PER_WORKER_SECOND * 2 * 3)
+    assert plain.stats["time_limit_hit"] is False
+    full = root_sets(G, compare=False, time_limit=20)
+    assert full.stats["partition_search"]["stopped"] == "done"
+    assert search["probes"] < full.stats["partition_search"]["probes"]  # really cut
+
+
+def test_root_sets_safety_net_is_reported(monkeypatch):
+    """A clock 1000 s per reading passes the wall-clock safety net at once: the start
+    partition is still packed in full, the search stops, and the statistics say why."""
+    from supermesh.verify import check_packing
+
+    G = build("smalter:6x6")
+    fake = FakeClock(1000.0)
+    monkeypatch.setattr(roots_mod, "time", fake)
+    monkeypatch.setattr(roots_search, "time", fake)
+    cut = root_sets(G, compare=False, order=False, time_limit=20)
+    assert check_packing(G, cut) == []
+    assert cut.stats["time_limit_hit"] is True
+    assert cut.stats["partition_search"]["stopped"] == "time limit"
+    assert any("safety net" in note for note in cut.stats["notes"])
+    monkeypatch.undo()
+    full = root_sets(G, compare=False, order=False, time_limit=20)
+    assert full.stats["time_limit_hit"] is False
+    assert cut.stats["partition_search"]["probes"] < full.stats["partition_search"]["probes"]
 
 
 # ------------------------------------------------------------------------------ CP-SAT

@@ -305,6 +305,57 @@ def test_symmetries_and_orbit_trees():
     assert_valid(G, p)
 
 
+def test_orbit_solve_reports_its_work():
+    """The symmetric solve spends CP-SAT work, not seconds: cut by a tiny budget it repeats
+    exactly and says so; with room it finds trees of the bound (checked by verify) and reports
+    the work it spent."""
+    from supermesh.trees.heights import bfs_distances
+    from supermesh.trees.roots_symmetry import orbit_solve
+
+    G = build("smbi:8x8")
+    net = working_network(G)
+    turn = orbit_of([9, 14, 54, 49], grid_symmetries(G, net))  # (1, 1) turned round
+    assert turn is not None
+    height = max(bfs_distances(net, 9).values())
+    cut = [orbit_solve(net, 9, turn, 4, height, time_limit=60, deterministic_time=1e-3)]
+    cut.append(orbit_solve(net, 9, turn, 4, height, time_limit=60, deterministic_time=1e-3))
+    assert cut[0] == cut[1]
+    assert cut[0].parents is None
+    assert cut[0].cut == "work budget"
+    found = orbit_solve(net, 9, turn, 4, height, time_limit=60, deterministic_time=1.0)
+    assert found.cut is None
+    assert 0 < found.work < 1.0
+    assert found.parents is not None
+    assert orbit_parents(net, 9, turn, 4, height, time_limit=60, deterministic_time=1.0) == (
+        found.parents
+    )
+    roots = [9, turn[9], turn[turn[9]], turn[turn[turn[9]]]]
+    p = TreePacking(
+        "smbi:8x8", "out", "optimal", (TreeSet(net.trees(roots, found.parents), height),),
+        height, height,
+    )  # fmt: skip
+    assert_valid(G, p)
+
+
+def test_partition_search_spends_a_work_budget():
+    """``partition_search`` reports the work budget (0.03 per worker and second, 2 workers,
+    20 s) and the work spent, at least the fixed charge for every probe; these small grids end
+    the search before it."""
+    from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND
+    from supermesh.trees.roots_search import PROBE_WORK
+
+    for spec in ["smbi:4x4", "smalter:6x6"]:
+        st = solved(spec).stats
+        search = st["partition_search"]
+        assert search["budget"] == pytest.approx(DTIME_PER_WORKER_SECOND * 2 * 20)
+        assert search["stopped"] == "done"
+        assert search["probes"] == st["solves"] > 0
+        assert search["work"] >= search["probes"] * PROBE_WORK * len(build(spec)) - 1e-6
+        assert search["work"] <= search["budget"]
+        assert st["time_limit_hit"] is False
+        assert st["undecided_probes"] == 0
+
+
 # ---------------------------------------------------------------------- pipeline order
 
 

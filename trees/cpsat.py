@@ -18,9 +18,11 @@ What is not:
 * a solve cut by the wall-clock ``max_time_in_seconds`` (kept as the upper bound the user asked
   for): on a machine slow enough that the seconds run out before the work budget, a FEASIBLE
   answer, its bound, or FEASIBLE against UNKNOWN may differ from run to run;
-* a caller that passes the *remaining* seconds of its own deadline (``pack_trees``, the root-set
-  search, the design loop) gives each solve a limit that depends on how long the earlier steps
-  took, so a solve that hits its limit can differ from run to run;
+* a search whose wall-clock safety net fires before its work budget runs out. The searches
+  built on these solves (``pack_trees``, ``root_sets``' partition search, ``design``) hand each
+  solve the *work* left, never the seconds left, and decide when to stop on that work alone;
+  their seconds only bound the call, and they report when those ran out first
+  (``stats["stopped"] == "time limit"``, ``stats["time_limit_hit"]``);
 * results across OR-Tools versions, CPUs or operating systems (not promised by CP-SAT).
 
 Measured here (ortools 9.15, 2 shared cores, packing models of 8x8 to 16x16 grids): CP-SAT

@@ -46,7 +46,8 @@ Search (the partition is heuristic; the heights of each set are optimal)
     4. Local search: swap one root of a set above its eccentricity bound with one root of another
        set, when the proven bounds leave room for a smaller total; each candidate set is checked
        with :func:`~supermesh.trees.bounds.check_roots`, then packed at its proven bound only, so
-       a hopeless swap costs two quick proofs that raise the bounds.
+       a hopeless swap costs two quick proofs that raise the bounds. The search spends a work
+       budget (CP-SAT deterministic time plus a fixed charge per probe), not seconds.
 
     Every set is packed once (cached by sorted roots, mirror and turned images reused) by
     :class:`~supermesh.trees.roots_search.SetPacker`: a set that is a symmetry orbit is packed as
@@ -87,7 +88,9 @@ from supermesh.trees.roots_search import (
     improve,
     paper_stats,
     repair,
+    safety_seconds,
     total_height,
+    work_of,
 )
 
 __all__ = ["SetSize", "partition_lower_bound", "root_set_size", "root_sets"]
@@ -96,6 +99,8 @@ Roots = tuple[int, ...]
 METHODS = ("optimise", "paper")
 FAST_ORDER_WORK = 5_000_000  # the order search's budget in the fast mode (sweeps), link entries
 FAST_SEARCH_SECONDS = 5.0  # the local search after the start partition, in the fast mode
+"""Seconds (turned into work by :func:`~supermesh.trees.roots_search.work_of`) for the search
+after the start partition in the fast mode."""
 
 
 @dataclass(frozen=True)
@@ -324,13 +329,20 @@ def root_sets(
         ``optimise``: the search of the module docstring. ``paper``: the paper's rule
         (:func:`~supermesh.trees.roots_paper.paper_root_sets`), packed the same way.
     time_limit : float
-        Seconds for the search: the local search and the re-solving of unproven sets stop then.
-        The start partitions (ours and, on grids, the paper's) are always packed in full, each set
-        with up to ``set_time_limit`` seconds.
+        The search's budget, in seconds of CP-SAT at the reference rate: the work
+        ``DTIME_PER_WORKER_SECOND * workers * time_limit`` (:mod:`supermesh.trees.cpsat`; 3.6 units
+        for 60 s and 2 workers), spent by every solve and a fixed charge per probe
+        (:data:`~supermesh.trees.roots_search.PROBE_WORK` per node); the local search and the
+        re-solving of unproven sets stop when it is spent. The start partitions (ours and, on grids,
+        the paper's) are always packed in full, each set with the work of ``set_time_limit``
+        (charged to the budget too). The wall clock only bounds the call, at ``max(600, 10 *
+        time_limit)`` seconds (a safety net; see Notes).
     direction : {"out", "in"}
         Out-trees (AllGather) or in-trees (ReduceScatter).
     set_time_limit : float
-        Seconds for one set's :func:`~supermesh.trees.packing.pack_trees` call.
+        One set's probe, in seconds of CP-SAT turned into work as for ``time_limit`` (the
+        ``work_limit`` of its :func:`~supermesh.trees.packing.pack_trees` call); its wall-clock
+        safety net is ``max(600, 10 * set_time_limit)`` seconds.
     workers, seed : int
         CP-SAT ``num_workers`` and ``random_seed``.
     tries : int
@@ -350,11 +362,11 @@ def root_sets(
         ``j``-th tallest set is no taller than the paper's ``j``-th tallest, for every ``j``.
     fast : bool
         Sweep mode: once the start partition is packed (in full, as without it), the paper's
-        alternative start, the local search and re-solving get at most ``FAST_SEARCH_SECONDS``
-        (5 s) of ``time_limit``, and the order search a budget of ``FAST_ORDER_WORK`` (about
-        1 to 2 s). Status and bounds are proven the same way (``optimal`` only when shown);
-        the partition may be less improved and the running order a few pipeline steps longer
-        (``stats["total"]`` and ``stats["pipeline_steps"]`` say).
+        alternative start, the local search and re-solving get at most the work of
+        ``FAST_SEARCH_SECONDS`` (5 s) out of ``time_limit``'s, and the order search a budget of
+        ``FAST_ORDER_WORK`` (about 1 to 2 s). Status and bounds are proven the same way
+        (``optimal`` only when shown); the partition may be less improved and the running order
+        a few pipeline steps longer (``stats["total"]`` and ``stats["pipeline_steps"]`` say).
 
     Returns
     -------
@@ -370,28 +382,34 @@ def root_sets(
         ``k_certificate`` (no sets of ``k + 1``), per-set ``set_*`` lists, ``start``, ``swaps``,
         ``pipeline_steps``, ``order_search`` (``budget``, ``work``, ``trials``, ``stopped``:
         ``converged``, ``budget`` or ``time limit``, the last only if the wall-clock safety net
-        fired), ``paper`` (see ``compare``), ``fast``, and what wall-clock limits decided (see
-        Notes): ``time_limit_hit`` (the search's ``time_limit`` ran out) and
-        ``undecided_probes`` (swap probes with neither trees nor a proof in their time).
+        fired), ``partition_search`` (``budget`` and ``work`` used, in CP-SAT units,
+        ``probes``, and ``stopped``: ``done``, ``work budget`` or ``time limit``),
+        ``undecided_probes`` (swap probes with neither trees nor a proof within their work),
+        ``paper`` (see ``compare``), ``fast``, and ``time_limit_hit``: whether a wall-clock
+        safety net fired (the partition search's, a solve's or the order search's; see Notes).
 
     Raises
     ------
     SpecError
         Unknown method or direction, ``k`` out of range, a negative ``order_budget``.
     SolverError
-        No partition into feasible sets was found, or a set could not be packed in time.
+        No partition into feasible sets was found, or a set of the start could not be packed
+        within its work.
     TopologyError
         The chiplets are not strongly connected.
 
     Notes
     -----
-    Determinism. The running order is searched within a work budget, so it is the same for the
-    same sets on any machine. The partition and the trees are the same from run to run when
-    every CP-SAT solve ends with an answer (proof or trees) before its limit and the search
-    ends before ``time_limit``; the sets' ``set_status``, ``time_limit_hit`` and
-    ``undecided_probes`` say when that was not so (with the defaults it held for 8x8 SMBi and
-    SMAlter and 9x9 SMBi, also with the machine loaded). CP-SAT's guarantees:
-    :mod:`supermesh.trees.cpsat`.
+    Determinism. Every search here stops on work, not on the clock: the partition search on
+    CP-SAT deterministic time (each solve's, as CP-SAT reports it) plus a fixed charge per
+    probe, each set's solves on the work of ``set_time_limit``, and the running order on link
+    entries simulated. So the same inputs (with the same ``workers`` and ``seed``) give the same
+    partition, trees, statistics (but ``wall_time``) and order under any load, also when a
+    budget cuts the search short (``partition_search["stopped"]`` says ``work budget``). The
+    wall clock is only a safety net far above the budgets; on a machine so loaded that it fires
+    first, ``time_limit_hit`` is true (``partition_search["stopped"]`` or
+    ``order_search["stopped"]`` says ``time limit``) and that answer may differ from run to run.
+    Results across OR-Tools versions or CPUs: :mod:`supermesh.trees.cpsat`.
 
     References
     ----------
@@ -432,7 +450,17 @@ def root_sets(
         cert = _against(G, direction, k) if k > size.k else None
         if cert is not None:
             return TreePacking(spec, direction, "infeasible", method=name, certificate=cert)
-    ev = SetPacker(G, direction, ecc, set_time_limit, start + time_limit, workers, seed)
+    ev = SetPacker(
+        G,
+        direction,
+        ecc,
+        per_set=work_of(set_time_limit, workers),
+        work=work_of(time_limit, workers),
+        deadline=start + safety_seconds(time_limit),
+        set_seconds=safety_seconds(set_time_limit),
+        workers=workers,
+        seed=seed,
+    )
     clock = clock_angles(G, span)
     notes: list[str] = []
     sets: list[Roots] | None = None
@@ -456,12 +484,12 @@ def root_sets(
     kk = max(len(s) for s in sets)
     if total_height(ev, sets) is None:
         raise SolverError(
-            "a root set could not be packed within the time limit",
-            hint="raise the time limit",
+            "a root set could not be packed within its work budget",
+            hint="raise the set time limit",
         )
     lower = partition_lower_bound(ecc, kk, ev.bound)
     if fast:  # the start is packed: cap what is left for the search
-        ev.deadline = min(ev.deadline, time.perf_counter() + FAST_SEARCH_SECONDS)
+        ev.work = min(ev.work, ev.used + work_of(FAST_SEARCH_SECONDS, workers))
     origin, swaps = "paper" if method == "paper" else "eccentricity groups", 0
     if method == "optimise" and sum(ev.height(s) for s in sets) > lower:
         alternative = _paper_start(G, ev, kk)
@@ -471,9 +499,13 @@ def root_sets(
                 sets, origin = alternative, "paper"
         swaps = improve(ev, sets, lower, tries)
     for s in sets:
-        if ev.packs[s].status != "optimal" and ev.left() > 0:
+        if ev.packs[s].status != "optimal" and ev.room():
             ev.solve(s, limit=ev.left(), again=True)
-    out_of_time = ev.left() <= 0
+    if ev.stopped == "time limit":
+        notes.append(
+            "the partition search hit its wall-clock safety net before its work budget: "
+            "the partition may differ from run to run"
+        )
     steps = pipeline_steps([ev.packs[s].sets[0] for s in sets], chunks=1, direction=direction)
     search: dict[str, Any] | None = None
     if method == "optimise":
@@ -506,7 +538,14 @@ def root_sets(
             "order": "searched (pipeline steps)" if method == "optimise" and order else "given",
             "pipeline_steps": steps,
             "order_search": search,
-            "time_limit_hit": out_of_time,
+            "partition_search": {
+                "budget": round(ev.work, 6),
+                "work": round(ev.used, 6),
+                "probes": ev.solves,
+                "stopped": ev.stopped,
+            },
+            "time_limit_hit": ev.stopped == "time limit"
+            or (search is not None and search["stopped"] == "time limit"),
             "undecided_probes": ev.undecided,
             "notes": notes,
             "fast": fast,

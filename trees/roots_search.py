@@ -1,15 +1,21 @@
 """The search behind :func:`supermesh.trees.roots.root_sets`: start partitions, packing, swaps.
 
-:class:`SetPacker` packs root sets, each once (cached by sorted roots), within a deadline: a set
-that is the mirror or turn of a packed set reuses its trees; a set that is one symmetry orbit is
-first packed as one tree turned round (:func:`~supermesh.trees.roots_symmetry.orbit_parents`),
+:class:`SetPacker` packs root sets, each once (cached by sorted roots), within a work budget: a
+set that is the mirror or turn of a packed set reuses its trees; a set that is one symmetry orbit
+is first packed as one tree turned round (:func:`~supermesh.trees.roots_symmetry.orbit_solve`),
 with :func:`~supermesh.trees.packing.pack_trees` proving the bound it needs; any other set goes to
 :func:`~supermesh.trees.packing.pack_trees`. The start partition is
 :func:`eccentricity_groups`; :func:`repair` makes every set feasible; :func:`improve` is the local
-search. See :mod:`supermesh.trees.roots` for the objective and the bound. The deadline and the
-per-set limits are seconds: a solve cut by one of them can change with the machine's load, and
-:attr:`SetPacker.undecided` counts the probes that were (:func:`~supermesh.trees.roots.root_sets`,
-Notes).
+search. See :mod:`supermesh.trees.roots` for the objective and the bound.
+
+Determinism. The search's budget and each set's limit are CP-SAT *work* (deterministic time,
+:mod:`supermesh.trees.cpsat`), not seconds: every probe is charged the work its solves report plus a
+fixed charge, :data:`PROBE_WORK` per node (so probes the fast constructions answer without a solver
+cost something too, and every loop has a bound that does not depend on the machine), and each solve
+gets the work the set or the search has left. Every decision rests on that count, so the same inputs
+give the same probes, partition and trees under any load. A wall-clock deadline far above the budget
+(:data:`SAFETY_SECONDS`, :data:`SAFETY_FACTOR`) stays as a safety net; if it fires,
+:attr:`SetPacker.stopped` says ``"time limit"``.
 """
 
 from __future__ import annotations
@@ -24,24 +30,40 @@ import networkx as nx
 
 from supermesh.errors import SolverError, TopologyError
 from supermesh.trees.construct import construct_trees, roots_certificate
+from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND
 from supermesh.trees.heights import WorkingNetwork, working_network
 from supermesh.trees.model import TreePacking, TreeSet
 from supermesh.trees.packing import pack_trees
+from supermesh.trees.packing_model import WORK_FLOOR
 from supermesh.trees.roots_order import pipeline_steps
-from supermesh.trees.roots_symmetry import grid_symmetries, map_packing, orbit_of, orbit_parents
+from supermesh.trees.roots_symmetry import grid_symmetries, map_packing, orbit_of, orbit_solve
 
 __all__ = [
+    "PROBE_WORK",
+    "SAFETY_FACTOR",
+    "SAFETY_SECONDS",
     "SetPacker",
     "clock_angles",
     "eccentricity_groups",
     "improve",
     "paper_stats",
     "repair",
+    "safety_seconds",
     "total_height",
+    "work_of",
 ]
 
 Roots = tuple[int, ...]
 ORBIT_ROUNDS = 3  # heights an orbit set tries above its proven bound before the full packer
+PROBE_WORK = 2e-4
+"""Work charged to every probe per node of the topology, besides its CP-SAT work (0.0128 on an
+8x8 grid, 0.0288 on 12x12): about what CP-SAT counts in the wall time a probe spends outside the
+solver (construction, certificates, building the model: 0.2 s on 8x8, 0.5 s on 12x12 here), at
+the reference rate of :mod:`supermesh.trees.cpsat`. So probes that need no solver use up the
+budget too, and a budget ``W`` allows at most ``W / (PROBE_WORK * nodes)`` probes."""
+MIN_SOLVE_WORK = 0.003  # the least work a probe's solves get (a set with no work left, say)
+SAFETY_SECONDS = 600.0  # wall-clock safety net: at least this many seconds ...
+SAFETY_FACTOR = 10.0  # ... or this many times the seconds the work budget was derived from
 
 
 def clock_angles(G: nx.MultiDiGraph, nodes: Sequence[int]) -> dict[int, float]:
@@ -123,9 +145,31 @@ def eccentricity_groups(ecc: dict[int, int], clock: dict[int, float], k: int) ->
     return sets
 
 
+def work_of(seconds: float, workers: int) -> float:
+    """The work budget of ``seconds`` of ``workers`` CP-SAT workers (``DTIME_PER_WORKER_SECOND``).
+
+    Examples
+    --------
+    >>> round(work_of(60, 2), 6)
+    3.6
+    """
+    return DTIME_PER_WORKER_SECOND * max(1, int(workers)) * max(float(seconds), 0.0)
+
+
+def safety_seconds(seconds: float) -> float:
+    """The wall-clock safety net for a budget derived from ``seconds``.
+
+    Examples
+    --------
+    >>> safety_seconds(10), safety_seconds(120)
+    (600.0, 1200.0)
+    """
+    return max(SAFETY_SECONDS, SAFETY_FACTOR * float(seconds))
+
+
 @dataclass
 class SetPacker:
-    """Packs root sets once each (cache by sorted roots) within a deadline.
+    """Packs root sets once each (cache by sorted roots) within a work budget.
 
     Attributes
     ----------
@@ -134,27 +178,42 @@ class SetPacker:
     ecc : dict
         Chiplet -> eccentricity.
     per_set : float
-        Seconds for one set.
+        CP-SAT work (deterministic time) for one set's probe.
+    work : float
+        Work for the whole search; once :attr:`used` reaches it, :meth:`room` is false.
     deadline : float
-        ``time.perf_counter()`` value after which sets get only their fast construction.
+        ``time.perf_counter()`` value of the wall-clock safety net of the search.
+    set_seconds : float
+        The wall-clock safety net of one set's solve.
     workers, seed : int
         CP-SAT settings.
+    used : float
+        Work spent: the CP-SAT work of every solve plus :attr:`probe_work` per probe.
+    probe_work : float
+        The fixed charge per probe, :data:`PROBE_WORK` times the nodes of the topology.
+    stopped : {"done", "work budget", "time limit"}
+        What cut the search short (:meth:`room` said no), ``"done"`` if nothing did;
+        ``"time limit"`` when a wall-clock safety net fired (the search's or a solve's), and
+        only then may the answer differ from run to run.
     packs : dict
         Sorted roots -> best packing found.
     beyond : dict
         Sorted roots -> a height proven out of reach (no packing that low).
     undecided : int
-        Probes of the local search that got neither trees nor a proof within their time limit
-        (answers that can change with the machine's load; see :mod:`supermesh.trees.cpsat`).
+        Probes of the local search that got neither trees nor a proof within their work.
     """
 
     G: nx.MultiDiGraph
     direction: str
     ecc: dict[int, int]
     per_set: float
+    work: float
     deadline: float
+    set_seconds: float
     workers: int = 2
     seed: int = 0
+    used: float = 0.0
+    stopped: str = "done"
     packs: dict[Roots, TreePacking] = field(default_factory=dict)
     beyond: dict[Roots, int] = field(default_factory=dict)
     certs: dict[Roots, dict[str, Any] | None] = field(default_factory=dict)
@@ -162,14 +221,42 @@ class SetPacker:
     undecided: int = 0
     net: WorkingNetwork = field(init=False)
     symmetries: list[dict[int, int]] = field(init=False)
+    probe_work: float = field(init=False)
 
     def __post_init__(self) -> None:
         self.net = working_network(self.G, self.direction)
         self.symmetries = grid_symmetries(self.G, self.net)
+        self.probe_work = PROBE_WORK * len(self.net.nodes)
 
     def left(self) -> float:
-        """Seconds to the deadline (negative after it)."""
-        return self.deadline - time.perf_counter()
+        """Work left in the search's budget (negative once overspent)."""
+        return self.work - self.used
+
+    def stop(self, why: str) -> None:
+        """Record a limit that cut the search (``"time limit"`` overrides ``"work budget"``)."""
+        if self.stopped != "time limit":
+            self.stopped = why
+
+    def room(self) -> bool:
+        """Whether the search may go on: work left, then the wall-clock safety net."""
+        if self.left() < self.probe_work:
+            self.stop("work budget")
+            return False
+        if time.perf_counter() >= self.deadline:
+            self.stop("time limit")
+            return False
+        return True
+
+    def _seconds(self, within: bool) -> float:
+        """A solve's wall-clock bound: the set's safety net, cut at the search's if ``within``."""
+        if not within:
+            return self.set_seconds
+        return max(min(self.set_seconds, self.deadline - time.perf_counter()), 0.05)
+
+    def _charge(self, work: float, cut: str | None) -> None:
+        self.used += work
+        if cut == "time limit":
+            self.stop("time limit")
 
     def bound(self, s: Roots) -> int:
         """Proven lower bound on the set's height: eccentricities, failed caps, solver bounds."""
@@ -202,12 +289,19 @@ class SetPacker:
                 self.packs[s] = map_packing(self.packs[q], back, self.net, s)
 
     def solve(
-        self, s: Roots, cap: int | None = None, limit: float | None = None, again: bool = False
+        self,
+        s: Roots,
+        cap: int | None = None,
+        limit: float | None = None,
+        again: bool = False,
+        within: bool = True,
     ) -> int | None:
         """The set's height (packing it if needed), or ``None`` if above ``cap`` or unknown.
 
         A set packed before is not packed again unless ``again`` (and it is not proven optimal).
-        ``limit`` replaces the per-set limit and the deadline.
+        ``limit`` (work) replaces the per-set work and the work left in the search.
+        ``within``: the solves also stop at the search's wall-clock safety net (not so for the
+        start partition, which is always packed in full).
         """
         if s not in self.packs:
             self._image(s)
@@ -217,14 +311,15 @@ class SetPacker:
         if cap is not None and self.bound(s) > cap:
             return None
         budget = min(self.per_set, self.left()) if limit is None else limit
-        until = time.perf_counter() + max(budget, 0.05)
         self.solves += 1
+        self.used += self.probe_work
+        until = self.used + max(budget, MIN_SOLVE_WORK)
         if self._construct(s):
             return self.height(s) if cap is None or self.height(s) <= cap else None
         perm = orbit_of(s, self.symmetries)
-        if perm is not None and self._orbit(s, perm, cap, until):
+        if perm is not None and self._orbit(s, perm, cap, until, within):
             return self.height(s)
-        p = self._pack(s, cap, until)
+        p = self._pack(s, cap, until, within)
         if p is None or p.objective is None:
             return None
         if known is None or p.objective < self.height(s) or p.status == "optimal":
@@ -245,42 +340,56 @@ class SetPacker:
         self.packs[s] = p
         return True
 
-    def _pack(self, s: Roots, cap: int | None, until: float) -> TreePacking | None:
-        """:func:`pack_trees` with a height cap; record a proven cap; ``None`` without trees."""
+    def _pack(self, s: Roots, cap: int | None, until: float, within: bool) -> TreePacking | None:
+        """:func:`pack_trees` with a height cap and the work up to ``until``; record a proven
+        cap; ``None`` without trees."""
+        seconds = self._seconds(within)
+        began = time.perf_counter()
         try:
             p = pack_trees(
                 self.G,
                 s,
                 direction=self.direction,
                 max_height=cap,
-                time_limit=max(until - time.perf_counter(), 0.05),
+                time_limit=seconds,
+                work_limit=max(until - self.used, MIN_SOLVE_WORK),
                 workers=self.workers,
                 seed=self.seed,
             )
-        except SolverError:
+        except SolverError:  # no trees at all within the limits
+            if time.perf_counter() - began >= seconds:
+                self.stop("time limit")
             return None
+        self._charge(float(p.stats.get("work_used", 0.0)), p.stats.get("stopped"))
         if p.status == "infeasible":
             if cap is not None and (p.certificate or {}).get("kind") in ("solver", "eccentricity"):
                 self.beyond[s] = max(self.beyond.get(s, -1), cap)
             return None
         return p
 
-    def _orbit(self, s: Roots, perm: dict[int, int], cap: int | None, until: float) -> bool:
-        """Pack an orbit set symmetrically at its proven bound, raising the bound by proofs."""
+    def _orbit(
+        self, s: Roots, perm: dict[int, int], cap: int | None, until: float, within: bool
+    ) -> bool:
+        """Pack an orbit set symmetrically at its proven bound, raising the bound by proofs.
+
+        Each round's symmetric solve gets half the set's work left (up to ``until``).
+        """
         for _ in range(ORBIT_ROUNDS):
             h = self.bound(s)
-            left = until - time.perf_counter()
-            if (cap is not None and h > cap) or left <= 0:
+            left = until - self.used
+            if (cap is not None and h > cap) or left < WORK_FLOOR:
                 return False
             orbit = [s[0]]
             while len(orbit) < len(s):
                 orbit.append(perm[orbit[-1]])
-            found = orbit_parents(
-                self.net, s[0], perm, len(s), h, time_limit=max(left / 2, 0.05),
+            found = orbit_solve(
+                self.net, s[0], perm, len(s), h, time_limit=self._seconds(within),
                 workers=self.workers, seed=self.seed,
+                deterministic_time=max(left / 2, MIN_SOLVE_WORK),
             )  # fmt: skip
-            if found is not None:
-                by_root = dict(zip(orbit, found, strict=True))
+            self._charge(found.work, found.cut)
+            if found.parents is not None:
+                by_root = dict(zip(orbit, found.parents, strict=True))
                 trees = self.net.trees(s, [by_root[r] for r in s])
                 top = max(t.height for t in trees)
                 self.packs[s] = TreePacking(
@@ -289,7 +398,7 @@ class SetPacker:
                     stats={"symmetric": True},
                 )  # fmt: skip
                 return True
-            p = self._pack(s, h, until)
+            p = self._pack(s, h, until, within)
             if p is not None:
                 self.packs[s] = p
                 return True
@@ -343,9 +452,10 @@ def repair(ev: SetPacker, sets: list[Roots]) -> list[Roots] | None:
 def total_height(ev: SetPacker, sets: list[Roots]) -> tuple[int, int] | None:
     """(sum of set heights, largest) after packing every set; ``None`` if one failed.
 
-    Each set not packed yet gets the full per-set time, whatever the deadline.
+    Each set not packed yet gets the full per-set work, whatever the search has left (its
+    work is still charged to the search).
     """
-    hs = [ev.solve(s, limit=ev.per_set) for s in sets]
+    hs = [ev.solve(s, limit=ev.per_set, within=False) for s in sets]
     if any(h is None for h in hs):
         return None
     heights = [h for h in hs if h is not None]
@@ -371,7 +481,7 @@ def improve(ev: SetPacker, sets: list[Roots], target: int, tries: int) -> int:
         The number of swaps made.
     """
     swaps = 0
-    while ev.left() > 0 and sum(ev.height(s) for s in sets) > target:
+    while sum(ev.height(s) for s in sets) > target and ev.room():
         hs = [ev.height(s) for s in sets]
         bad = sorted(
             (i for i, s in enumerate(sets) if hs[i] > max(ev.ecc[v] for v in s)),
@@ -399,7 +509,7 @@ def _swap_from(ev: SetPacker, sets: list[Roots], hs: list[int], i: int, tries: i
     options.sort()
     tried = 0
     for *_, j, _a, _b, A, B in options:
-        if ev.left() <= 0 or tried >= tries:
+        if tried >= tries or not ev.room():
             return False
         if ev.bound(A) + ev.bound(B) >= hs[i] + hs[j]:
             continue  # ruled out by what was learnt since
@@ -434,7 +544,7 @@ def _fits(ev: SetPacker, A: Roots, B: Roots, budget: int) -> bool:
             got[side] = height
         elif ev.bound(side) <= cap:
             ev.undecided += 1
-            return False  # neither trees nor a proof in time
+            return False  # neither trees nor a proof within the work
 
 
 def paper_stats(G: nx.MultiDiGraph, ev: SetPacker, k: int, direction: str) -> dict[str, Any] | None:
@@ -454,7 +564,7 @@ def paper_stats(G: nx.MultiDiGraph, ev: SetPacker, k: int, direction: str) -> di
     for s in sets:
         key = tuple(sorted(s))
         ok = ev.certificate(key) is None
-        heights.append(ev.solve(key, limit=ev.per_set) if ok else None)
+        heights.append(ev.solve(key, limit=ev.per_set, within=False) if ok else None)
     alg1: list[TreePacking | None] = []
     for s in sets:
         try:

@@ -14,11 +14,16 @@ of the bound, which :func:`supermesh.trees.packing.pack_trees` gives.
 
 Images. A set that is the image of an already packed set under a symmetry reuses its trees,
 mapped (:func:`map_packing`).
+
+Determinism: :func:`orbit_solve` takes a CP-SAT work budget (``deterministic_time``, see
+:mod:`supermesh.trees.cpsat`) and reports the work it spent and what cut it, so a caller can
+stop on work rather than on the clock; its ``time_limit`` is only the wall-clock bound.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import networkx as nx
 
@@ -26,7 +31,14 @@ from supermesh.trees.heights import WorkingNetwork, bfs_distances, tree_depths
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.trees.packing_model import PackingProblem, build_model, solve
 
-__all__ = ["grid_symmetries", "map_packing", "orbit_of", "orbit_parents"]
+__all__ = [
+    "OrbitSolve",
+    "grid_symmetries",
+    "map_packing",
+    "orbit_of",
+    "orbit_parents",
+    "orbit_solve",
+]
 
 Perm = dict[int, int]
 Parents = dict[int, int]
@@ -115,6 +127,102 @@ def orbit_of(roots: Sequence[int], symmetries: Sequence[Perm]) -> Perm | None:
     return None
 
 
+class OrbitSolve(NamedTuple):
+    """What :func:`orbit_solve` found and spent.
+
+    Attributes
+    ----------
+    parents : list of dict or None
+        The trees ``T, s(T), ...`` as child -> parent maps, or ``None``.
+    work : float
+        CP-SAT deterministic time spent (0 when no model was solved; repeatable).
+    cut : {None, "work budget", "time limit"}
+        The limit that stopped the solve without an answer (``None``: trees or a proof that
+        there are no symmetric ones). Only ``"time limit"`` depends on the machine.
+    """
+
+    parents: list[Parents] | None
+    work: float
+    cut: str | None
+
+
+def orbit_solve(
+    net: WorkingNetwork,
+    root: int,
+    perm: Perm,
+    k: int,
+    height: int,
+    *,
+    time_limit: float,
+    workers: int = 2,
+    seed: int = 0,
+    deterministic_time: float | None = None,
+) -> OrbitSolve:
+    """Trees ``T, s(T), ..., s^(k-1)(T)`` of height ``<= height``, arc-disjoint, with the work.
+
+    ``T`` is rooted at ``root`` and spans every node of ``net``; ``s = perm`` must have order
+    ``k`` on the root's orbit. No trees (``parents`` is ``None``) proves nothing about
+    non-symmetric packings.
+
+    Parameters
+    ----------
+    net : WorkingNetwork
+    root : int
+    perm : dict
+        The symmetry, node -> node.
+    k : int
+        Trees (the size of the root's orbit).
+    height : int
+        The largest tree height allowed.
+    time_limit : float
+        Seconds: the wall-clock bound of the solve.
+    workers, seed : int
+        CP-SAT ``num_workers`` and ``random_seed``.
+    deterministic_time : float, optional
+        CP-SAT work budget (default derived from ``time_limit``, see
+        :func:`~supermesh.trees.cpsat.new_solver`): a solve cut by it repeats exactly.
+
+    Returns
+    -------
+    OrbitSolve
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.heights import working_network
+    >>> G = build("smbi:4x4")
+    >>> net = working_network(G)
+    >>> turn = orbit_of([5, 6, 10, 9], grid_symmetries(G, net))
+    >>> found = orbit_solve(net, 5, turn, 4, 5, time_limit=60, deterministic_time=1.0)
+    >>> len(found.parents), found.cut, 0 < found.work < 1.0
+    (4, None, True)
+    """
+    dist = bfs_distances(net, root)
+    if len(dist) != len(net.nodes) or max(dist.values()) > height:
+        return OrbitSolve(None, 0.0, None)
+    problem = PackingProblem(net, (root,), frozenset(net.nodes), (dist,), height)
+    model, var = build_model(problem)
+    powers = [_power(perm, i) for i in range(k)]
+    inverse = [{w: v for v, w in p.items()} for p in powers]
+    done: set[tuple[int, int]] = set()
+    for (u, v), cap in net.capacity.items():
+        if (u, v) in done:
+            continue
+        done.update((p[u], p[v]) for p in powers)
+        terms = [var.x[0].get((inv[u], inv[v])) for inv in inverse]
+        used = [t for t in terms if t is not None]
+        if len(used) > cap:
+            model.add(sum(used) <= cap)
+    result = solve(
+        model, var, problem, time_limit=time_limit, workers=workers, seed=seed,
+        deterministic_time=deterministic_time,
+    )  # fmt: skip
+    if result.parents is None:
+        return OrbitSolve(None, result.work, result.cut)
+    tree = result.parents[0]
+    return OrbitSolve([{p[c]: p[q] for c, q in tree.items()} for p in powers], result.work, None)
+
+
 def orbit_parents(
     net: WorkingNetwork,
     root: int,
@@ -125,12 +233,22 @@ def orbit_parents(
     time_limit: float,
     workers: int = 2,
     seed: int = 0,
+    deterministic_time: float | None = None,
 ) -> list[Parents] | None:
     """Trees ``T, s(T), ..., s^(k-1)(T)`` of height ``<= height``, arc-disjoint, or ``None``.
 
-    ``T`` is rooted at ``root`` and spans every node of ``net``; ``s = perm`` must have order
-    ``k`` on the root's orbit. ``None`` when CP-SAT finds no such ``T`` in time (which proves
-    nothing about non-symmetric packings).
+    :func:`orbit_solve` without the work report. ``None`` when CP-SAT finds no such ``T``
+    within its limits (which proves nothing about non-symmetric packings).
+
+    Parameters
+    ----------
+    net, root, perm, k, height, time_limit, workers, seed, deterministic_time
+        As for :func:`orbit_solve`.
+
+    Returns
+    -------
+    list of dict or None
+        One child -> parent map per tree, in orbit order from ``root``.
 
     Examples
     --------
@@ -145,27 +263,10 @@ def orbit_parents(
     >>> [max(tree_depths(r, p).values()) for r, p in zip([5, 6, 10, 9], trees)]
     [5, 5, 5, 5]
     """
-    dist = bfs_distances(net, root)
-    if len(dist) != len(net.nodes) or max(dist.values()) > height:
-        return None
-    problem = PackingProblem(net, (root,), frozenset(net.nodes), (dist,), height)
-    model, var = build_model(problem)
-    powers = [_power(perm, i) for i in range(k)]
-    inverse = [{w: v for v, w in p.items()} for p in powers]
-    done: set[tuple[int, int]] = set()
-    for (u, v), cap in net.capacity.items():
-        if (u, v) in done:
-            continue
-        done.update((p[u], p[v]) for p in powers)
-        terms = [var.x[0].get((inv[u], inv[v])) for inv in inverse]
-        used = [t for t in terms if t is not None]
-        if len(used) > cap:
-            model.add(sum(used) <= cap)
-    result = solve(model, var, problem, time_limit=time_limit, workers=workers, seed=seed)
-    if result.parents is None:
-        return None
-    tree = result.parents[0]
-    return [{p[c]: p[q] for c, q in tree.items()} for p in powers]
+    return orbit_solve(
+        net, root, perm, k, height, time_limit=time_limit, workers=workers, seed=seed,
+        deterministic_time=deterministic_time,
+    ).parents  # fmt: skip
 
 
 def _parents(tree: Tree, direction: str) -> Parents:

@@ -40,7 +40,8 @@ _THROUGHPUT_HELP = (
 _ROOT_SETS_HELP = (
     "ReduceScatter/AllGather root sets: every compute chiplet roots a tree, K disjoint trees per "
     "set (K: the most that fit); shows each set's heights beside the paper's rule. --time-limit "
-    "then bounds the partition search."
+    "then sets the partition search's work budget (CP-SAT work worth that many seconds, so the "
+    "answer repeats under any load)."
 )
 
 
