@@ -32,6 +32,7 @@ from supermesh.sim.run import evaluate
 from supermesh.trees.fifo_order import FIFO_ROUNDS, Job, fifo_slots
 from supermesh.trees.model import Tree, TreePacking
 from supermesh.trees.oriented import OrientedTree, orient
+from supermesh.trees.schedule_weighted import split_block
 
 __all__ = ["packing_program", "simulate_packing"]
 
@@ -40,6 +41,33 @@ def _trees(packing: TreePacking | Sequence[Tree], direction: str) -> list[Orient
     if isinstance(packing, TreePacking):
         return [orient(t, packing.direction) for t in packing.trees]
     return [orient(t, direction) for t in packing]
+
+
+def _tree_chunks(
+    trees: Sequence[OrientedTree], per_root: float, chunk_bytes: int, split: bool
+) -> list[int]:
+    """Chunks each tree carries: its root's block split by shares, or each share rounded up.
+
+    ``split``: every root's ``ceil(per_root / chunk_bytes)`` chunks (at least one per tree) are
+    divided among its trees by :func:`~supermesh.trees.schedule_weighted.split_block` (largest
+    remainder), the rule of the schedule tables, so a table runs as simulated; a tree may then
+    carry one chunk more than another. Otherwise every tree rounds its own share up (whole
+    chunks each, more chunks in all).
+    """
+    if not split:
+        total = {r: sum(t.share for t in trees if t.root == r) for r in {t.root for t in trees}}
+        return [chunk_count(per_root * t.share / total[t.root], chunk_bytes) for t in trees]
+    mine: dict[int, list[int]] = {}
+    for i, t in enumerate(trees):
+        mine.setdefault(t.root, []).append(i)
+    counts = [0] * len(trees)
+    for idx in mine.values():
+        # every tree carries at least one chunk (the tables' rule: a smaller block is padded)
+        block = max(chunk_count(per_root, chunk_bytes), len(idx))
+        parts = split_block(block, [trees[i].share for i in idx])
+        for i, c in zip(idx, parts, strict=True):
+            counts[i] = c
+    return counts
 
 
 def packing_program(
@@ -51,6 +79,7 @@ def packing_program(
     *,
     direction: str = "out",
     order: str = "schedule",
+    split: bool = True,
 ) -> Program:
     """The FIFO program of a weighted packing: all trees at once, in one group.
 
@@ -94,10 +123,8 @@ def packing_program(
     per_chunk = math.ceil(params.chunk_bytes / params.packet_bytes) if params.cut_through else 1
     unit_time = params.serialisation(unit) + params.hop_latency
     share_total = {r: sum(t.share for t in trees if t.root == r) for r in {t.root for t in trees}}
-    counts = [
-        chunk_count(nbytes * t.share / share_total[t.root] / nroots, params.chunk_bytes) * per_chunk
-        for t in trees
-    ]
+    counts = _tree_chunks(trees, nbytes / nroots, params.chunk_bytes, split)
+    counts = [c * per_chunk for c in counts]
     arc_index: dict[tuple[int, int, int], int] = {}
 
     def phase(kind: str) -> PhaseBuilder:
@@ -172,6 +199,7 @@ def simulate_packing(
     params: SimParams | None = None,
     direction: str = "out",
     order: str = "schedule",
+    split: bool = True,
     algorithm: str = "throughput",
     bound: bool | ThroughputBound | None = True,
 ) -> SimResult:
@@ -189,7 +217,7 @@ def simulate_packing(
     """
     params = params or get_preset("booksim")
     program = packing_program(
-        G, packing, collective, nbytes, params, direction=direction, order=order
+        G, packing, collective, nbytes, params, direction=direction, order=order, split=split
     )
     return evaluate(
         G,

@@ -153,10 +153,12 @@ def test_weighted_tables_verify_replay_and_round_trip(spec, parts, coll):
     s = build_schedule(G, coll, p, nbytes=1 << 20)
     assert s.shares is not None
     n = len(compute_nodes(G))
-    assert s.chunks >= math.ceil((1 << 20) / (n * 12288))
-    if parts:
-        assert s.chunks % parts == 0  # equal shares: equal chunk counts
-        assert {e.chunk_last - e.chunk_first + 1 for e in s.entries} == {s.chunks // parts}
+    # each rank's block is its data in whole chunks (at least one per tree), nothing more
+    most = max(sum(1 for t in p.trees if t.root == r) for r in {t.root for t in p.trees})
+    assert s.chunks == max(math.ceil((1 << 20) / (n * 12288)), most)
+    if parts:  # equal shares: chunk counts differ by at most one
+        sizes = {e.chunk_last - e.chunk_first + 1 for e in s.entries}
+        assert sizes <= {s.chunks // parts, -(-s.chunks // parts)}
     assert sorted(r for rs in s.roots for r in rs) == sorted(t.root for t in p.trees)
     recount_blocks(s, p)
     assert replay(s)

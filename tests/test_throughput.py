@@ -259,7 +259,9 @@ def test_program_with_depth_order_is_the_simulators_program():
     p = pack_throughput(G, parts=4)
     params = get_preset("booksim")
     for collective in ("allgather", "reducescatter"):
-        ours = run_program(packing_program(G, p, collective, 1 << 22, params, order="depth"))
+        ours = run_program(
+            packing_program(G, p, collective, 1 << 22, params, order="depth", split=False)
+        )
         ref = run_program(tree_program(G, p, collective, 1 << 22, params))
         assert ours.end == ref.end
 

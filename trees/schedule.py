@@ -61,9 +61,9 @@ root's trees, in set-major order, carry consecutive ranges of its block whose le
 over one each to the largest fractional parts, ties to the earlier tree, then a tree left with no
 chunk takes one from the tree with the most), so every chunk of the block is carried by exactly
 one tree, and ``K`` equal shares get equal counts when ``K`` divides ``C``. ``C`` derived from
-``nbytes`` is ``ceil(nbytes / (roots * chunk_bytes))``, rounded up to a multiple of ``K`` when
-every share is ``1/K`` (each tree then carries ``ceil(nbytes / (n * K * chunk_bytes))`` chunks,
-as in the simulator's packing program), and at least the most trees of one root. Every other
+``nbytes`` is ``ceil(nbytes / (roots * chunk_bytes))`` and at least the most trees of one root:
+the simulator's packing program (:func:`supermesh.sim.packing.packing_program`) splits each
+block by the same rule, so a table runs as it was simulated. Every other
 packing (arc-disjoint sets with equal shares) gives the table described above, unchanged.
 Weighted tables assume a receive slot per table row (link and tree) rather than per link
 (:mod:`supermesh.verify.fifo`): with many trees on a link and one slot per link, a chunk held at

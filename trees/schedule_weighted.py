@@ -103,8 +103,6 @@ def weighted_ranges(
         chunks = 1
         if nbytes is not None:
             chunks = max(1, math.ceil(nbytes / (len(roots) * chunk_bytes)))
-        if len({t.share for s in sets for t in s}) == 1:
-            chunks = -(-chunks // most) * most  # equal shares 1/K: K divides C
         chunks = max(chunks, most)
     ranges: dict[tuple[int, int], tuple[int, int]] = {}
     for b, r in enumerate(roots):
