@@ -176,8 +176,16 @@ def read_json_file(path: str | Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        suffix = Path(path).suffix.lower()
+        hint = (
+            f"supermesh reads its own JSON files; a {suffix} export cannot be read back: "
+            "write the file again with a .json name"
+            if suffix in (".csv", ".xml", ".dot", ".graphml", ".anynet", ".png", ".svg", ".pdf")
+            else "was the file cut short or edited by hand?"
+        )
         raise InputFileError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+            hint=hint,
         ) from None
 
 
