@@ -169,7 +169,7 @@ class _PhaseRun:
 
     # ---------------------------------------------------------------- periodic path
     def _periodic_group(self, lo: int, hi: int) -> bool:
-        """Equal chunk counts, links shared: chunk by chunk until the times repeat, then extend.
+        """Links shared, chunk counts alike: chunk by chunk until the times repeat, then extend.
 
         Chunk ``c``'s times are a max-plus function of chunk ``c - 1``'s (each link's first
         transfer of a chunk waits for its last of the previous chunk; nothing else crosses
@@ -177,43 +177,30 @@ class _PhaseRun:
         the phase start no longer binds). Hence once chunk ``c`` equals chunk ``c - q`` plus one
         constant ``delta`` for every transfer, every later chunk repeats with period ``q``
         and step ``delta`` exactly (what a throughput schedule reaches after its pipeline
-        fills). Returns False (nothing done) when the group does not fit: unequal counts or a
-        dependency on another group.
+        fills). That holds while every block is still sending, up to the smallest count; the
+        chunks some blocks have beyond it (a root's block split unevenly among its trees) are
+        then computed one by one. Returns False (nothing done) when the group does not fit: a
+        dependency on another group or on a block with fewer chunks.
         """
         p = self.p
         m = hi - lo
-        count = int(p.count[lo])
-        if m == 0 or count < 2 or np.any(p.count[lo:hi] != count):
+        counts = p.count[lo:hi].tolist()
+        if m == 0 or min(counts) < 2:
             return False
         deps = [[d - lo for d in p.deps[b]] for b in range(lo, hi)]
-        if any(d < 0 or d >= m for ds in deps for d in ds):
+        if any(d < 0 or d >= m or counts[d] < counts[k] for k, ds in enumerate(deps) for d in ds):
             return False
+        common, longest = min(counts), max(counts)
         arcs = p.arc[lo:hi].tolist()
         prev_same: list[int] = [-1] * m  # FIFO predecessor within the chunk (block order)
         last: dict[int, int] = {}
         for k, arc in enumerate(arcs):
             prev_same[k] = last.get(arc, -1)
             last[arc] = k
-        first_on_arc = [prev_same[k] < 0 for k in range(m)]
         # predecessor in the previous chunk for the first block of each arc: the arc's last block
-        prev_chunk = [last[arcs[k]] if first_on_arc[k] else -1 for k in range(m)]
-        succ: list[list[int]] = [[] for _ in range(m)]
-        indeg = [0] * m
-        for k in range(m):
-            for d in [*deps[k], prev_same[k]]:
-                if d >= 0:
-                    succ[d].append(k)
-                    indeg[k] += 1
-        topo: list[int] = []
-        queue = deque(k for k in range(m) if indeg[k] == 0)
-        while queue:
-            k = queue.popleft()
-            topo.append(k)
-            for j in succ[k]:
-                indeg[j] -= 1
-                if indeg[j] == 0:
-                    queue.append(j)
-        if len(topo) != m:
+        prev_chunk = [last[arcs[k]] if prev_same[k] < 0 else -1 for k in range(m)]
+        topo = self._block_order(deps, prev_same)
+        if topo is None:
             return False  # the general path reports the deadlock
         dur = p.duration[lo:hi].tolist()
         delay = p.delay[lo:hi].tolist()
@@ -222,8 +209,7 @@ class _PhaseRun:
         starts: list[list[float]] = []
         finishes: list[list[float]] = []
         period = delta = 0.0
-        found = 0
-        for c in range(count):
+        for c in range(common):
             st = [0.0] * m
             fi = [0.0] * m
             before = finishes[-1] if finishes else None
@@ -249,18 +235,59 @@ class _PhaseRun:
         S = np.asarray(starts).T  # blocks x computed chunks
         F = np.asarray(finishes).T
         done = S.shape[1]
-        if done < count:
+        if done < common:
             q = int(period)
-            extra = np.arange(done, count)
+            extra = np.arange(done, common)
             laps = (extra - (done - q)) // q  # whole periods past the last computed copy
             src = extra - laps * q
             S = np.concatenate([S, S[:, src] + laps * delta], axis=1)
             F = np.concatenate([F, F[:, src] + laps * delta], axis=1)
-        for arc, k in last.items():
-            self.avail[arc] = F[k, -1] + rel
+        arc_free = {arc: float(F[k, -1]) for arc, k in last.items()}  # last finish per arc
+        tail_s: list[list[float]] = [[] for _ in range(m)]
+        tail_f: list[list[float]] = [[] for _ in range(m)]
+        for c in range(common, longest):  # FIFO order (chunk, block) over the blocks still sending
+            fi_c: dict[int, float] = {}
+            for k in topo:
+                if counts[k] <= c:
+                    continue
+                t = arc_free[arcs[k]] + rel
+                for d in deps[k]:
+                    if fi_c[d] + delay[k] > t:
+                        t = fi_c[d] + delay[k]
+                tail_s[k].append(t)
+                tail_f[k].append(t + dur[k])
+                fi_c[k] = arc_free[arcs[k]] = t + dur[k]
+        for arc, f in arc_free.items():
+            self.avail[arc] = f + rel
         for k in range(m):
-            self._record(lo + k, S[k], F[k])
+            s_k, f_k = S[k], F[k]
+            if tail_s[k]:
+                s_k = np.concatenate([s_k, tail_s[k]])
+                f_k = np.concatenate([f_k, tail_f[k]])
+            self._record(lo + k, s_k, f_k)
         return True
+
+    @staticmethod
+    def _block_order(deps: list[list[int]], prev_same: list[int]) -> list[int] | None:
+        """Blocks in an order where each comes after its dependencies and its FIFO predecessor."""
+        m = len(deps)
+        succ: list[list[int]] = [[] for _ in range(m)]
+        indeg = [0] * m
+        for k in range(m):
+            for d in [*deps[k], prev_same[k]]:
+                if d >= 0:
+                    succ[d].append(k)
+                    indeg[k] += 1
+        topo: list[int] = []
+        queue = deque(k for k in range(m) if indeg[k] == 0)
+        while queue:
+            k = queue.popleft()
+            topo.append(k)
+            for j in succ[k]:
+                indeg[j] -= 1
+                if indeg[j] == 0:
+                    queue.append(j)
+        return topo if len(topo) == m else None
 
     @staticmethod
     def _repeat(finishes: list[list[float]], c: int, max_period: int = 4) -> int:

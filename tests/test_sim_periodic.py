@@ -32,10 +32,15 @@ def assert_same(program: Program) -> None:
 
 @st.composite
 def shared_link_programs(draw):
-    """One group of blocks with one chunk count, several blocks per arc, acyclic deps."""
+    """One group of blocks with chunk counts alike, several blocks per arc, acyclic deps."""
     n_arcs = draw(st.integers(1, 4))
     count = draw(st.integers(2, 60))
     n_blocks = draw(st.integers(2, 12))
+    # a root's block split unevenly: some blocks carry a chunk or two more; dependencies point
+    # to earlier blocks, which carry at least as many chunks (as within one tree)
+    extra = sorted(
+        draw(st.lists(st.integers(0, 2), min_size=n_blocks, max_size=n_blocks)), reverse=True
+    )
     arc_index: dict = {}
     pb = PhaseBuilder(arc_index)
     for b in range(n_blocks):
@@ -43,7 +48,7 @@ def shared_link_programs(draw):
         deps = draw(st.lists(st.integers(0, b - 1), max_size=2, unique=True)) if b else []
         pb.add(
             (a, a + 1, 0),
-            count=count,
+            count=count + extra[b],
             duration=draw(st.sampled_from([1.0, 2.5, 7.0, 1020.0])),
             payload=1,
             deps=deps,
