@@ -4,14 +4,25 @@ In a pipelined ReduceScatter or AllGather each compute chiplet owns ``D / n`` of
 one tree. The trees run in ``ceil(n / k)`` sets of ``k`` pairwise arc-disjoint trees, one set
 after another in the same link FIFOs. :func:`root_sets` chooses ``k`` and the partition and packs
 every set with :func:`~supermesh.trees.packing.pack_trees` (proven-optimal heights per set).
+This module holds that entry point; its parts live in
 
-Set size ``k`` (:func:`root_set_size`)
+- :mod:`supermesh.trees.roots_size`: the set size ``k`` (:func:`root_set_size`, :class:`SetSize`)
+  and :func:`partition_lower_bound` (both re-exported here);
+- :mod:`supermesh.trees.roots_start`: the start partitions and their repair;
+- :mod:`supermesh.trees.roots_search`: :class:`~supermesh.trees.roots_search.SetPacker`, which
+  packs every set once within the work budget;
+- :mod:`supermesh.trees.roots_swaps`: the local search;
+- :mod:`supermesh.trees.roots_order`: the running order;
+- :mod:`supermesh.trees.roots_stats`: the packing, statistics and paper comparison returned.
+
+Set size ``k`` (:func:`~supermesh.trees.roots_size.root_set_size`)
     The largest ``k`` such that the chiplets split into sets of ``k`` (the last one smaller) that
     each admit ``k`` arc-disjoint spanning trees. No set of ``k + 1`` trees exists at all above the
     free-root maximum (Frank), and by Edmonds' condition for ``X = {v}`` a chiplet with only
     ``k - 1`` in-arcs must root a tree in *every* set of ``k``: with two or more such sets, ``k`` is
     impossible. That rules out 4 on odd SMAlter (corners with 3 links, as the BRIEF says: 4 trees
     only with the 4 corners as roots) and on partial SuperMesh (the I/O side), leaving 3.
+
 
 Objective
     The time of the whole pipeline. Two parts of it are in our hands and are optimised in turn.
@@ -31,7 +42,8 @@ Lower bound
     A tree is at least as tall as its root's eccentricity. Sort the eccentricities
     ``e_1 >= e_2 >= ...``: at most ``(j - 1) k`` chiplets lie in the ``j - 1`` tallest sets, so the
     ``j``-th tallest set is at least ``e_((j - 1) k + 1)`` and the total is at least
-    ``e_1 + e_(k+1) + e_(2k+1) + ...`` (:func:`partition_lower_bound`). A partition that reaches it
+    ``e_1 + e_(k+1) + e_(2k+1) + ...``
+    (:func:`~supermesh.trees.roots_size.partition_lower_bound`). A partition that reaches it
     is optimal.
 
 Search (the partition is heuristic; the heights of each set are optimal)
@@ -65,33 +77,34 @@ References
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
 
 import networkx as nx
 
 from supermesh.errors import SolverError, SpecError, TopologyError
-from supermesh.trees.bounds import max_trees_free
 from supermesh.trees.heights import (
     check_direction,
     eccentricities,
     resolve_span,
     working_network,
 )
-from supermesh.trees.model import TreePacking, TreeSet
+from supermesh.trees.model import TreePacking
 from supermesh.trees.roots_order import ORDER_WORK, order_sets, pipeline_steps
-from supermesh.trees.roots_search import (
-    SetPacker,
+from supermesh.trees.roots_search import SetPacker, safety_seconds, work_of
+from supermesh.trees.roots_size import (
+    SetSize,
+    partition_lower_bound,
+    root_set_size,
+    size_certificate,
+)
+from supermesh.trees.roots_start import (
     clock_angles,
     eccentricity_groups,
-    improve,
-    paper_stats,
+    paper_start,
     repair,
-    safety_seconds,
-    total_height,
-    work_of,
+    ring_order,
 )
+from supermesh.trees.roots_stats import assemble, compare_with_paper
+from supermesh.trees.roots_swaps import improve, total_height
 
 __all__ = ["SetSize", "partition_lower_bound", "root_set_size", "root_sets"]
 
@@ -101,200 +114,6 @@ FAST_ORDER_WORK = 5_000_000  # the order search's budget in the fast mode (sweep
 FAST_SEARCH_SECONDS = 5.0  # the local search after the start partition, in the fast mode
 """Seconds (turned into work by :func:`~supermesh.trees.roots_search.work_of`) for the search
 after the start partition in the fast mode."""
-
-
-@dataclass(frozen=True)
-class SetSize:
-    """How many roots a set can have, and why not one more.
-
-    Attributes
-    ----------
-    k : int
-        The largest set size for which no argument rules a partition out.
-    certificate : dict or None
-        Proof that ``k + 1`` is impossible: Frank's subpartition from
-        :func:`~supermesh.trees.bounds.max_trees_free` (no ``k + 1`` trees with any roots), or
-        ``{"kind": "root-sets", "set": [v], "entering_arcs": d, "required": k + 1, "roots": [...],
-        "full_sets": m}``: chiplet ``v`` has ``d`` in-arcs, so every set of ``k + 1`` roots must
-        contain it (``roots`` is one set without it, which Edmonds' condition for ``{v}``
-        rejects), and ``m >= 2`` disjoint sets cannot all contain it. ``None`` when ``k`` is the
-        number of chiplets.
-    """
-
-    k: int
-    certificate: dict[str, Any] | None
-
-
-def _in_degrees(G: nx.MultiDiGraph, direction: str, span: Sequence[int]) -> dict[int, int]:
-    net = working_network(G, direction)
-    return {v: sum(net.capacity[(u, v)] for u in net.pred[v]) for v in span}
-
-
-def _size_certificate(indeg: dict[int, int], k: int) -> dict[str, Any] | None:
-    """The in-degree argument against sets of ``k`` (see :class:`SetSize`), or ``None``."""
-    full = len(indeg) // k
-    short = sorted((d, v) for v, d in indeg.items() if d < k)
-    if not short or (full < 2 and len(short) <= k and short[0][0] >= k - 1):
-        return None
-    d, v = short[0]
-    others = sorted((w for w in indeg if w != v), key=lambda w: (-indeg[w], w))[:k]
-    return {
-        "kind": "root-sets",
-        "set": [v],
-        "entering_arcs": d,
-        "required": k,
-        "roots": others,
-        "full_sets": full,
-        "reason": f"chiplet {v} has {d} in-arcs, so it must root a tree in every set of {k} "
-        f"roots, but there are {full} disjoint sets of {k}",
-    }
-
-
-def root_set_size(G: nx.MultiDiGraph, *, direction: str = "out") -> SetSize:
-    """The largest number of roots per set for a root-set partition of the compute chiplets.
-
-    See the module docstring. A partition is still to be found (:func:`root_sets` lowers ``k``
-    if its search finds none, and says so).
-
-    Parameters
-    ----------
-    G : networkx.MultiDiGraph
-    direction : {"out", "in"}
-
-    Returns
-    -------
-    SetSize
-
-    Raises
-    ------
-    TopologyError
-        No spanning tree exists at all (the topology is not strongly connected).
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> [root_set_size(build(s)).k for s in ("mesh:4x4", "smbi:4x4", "smalter:6x6", "smalter:5x5")]
-    [2, 4, 4, 3]
-    >>> root_set_size(build("smalter:5x5")).certificate["set"]  # a corner: 3 in-arcs
-    [0]
-    """
-    check_direction(direction)
-    span = resolve_span(G, None)
-    if len(span) == 1:
-        return SetSize(1, None)
-    free = max_trees_free(G, direction=direction, distinct=True)
-    if free.max_trees < 1:
-        raise TopologyError(
-            f"{G.graph.get('spec', 'this topology')} has no spanning tree: "
-            "some chiplet cannot reach another",
-            hint="check the topology's links",
-        )
-    k = min(free.max_trees, len(span))
-    cert: dict[str, Any] | None = free.certificate if k < len(span) else None
-    indeg = _in_degrees(G, direction, span)
-    while k > 1:
-        against = _size_certificate(indeg, k)
-        if against is None:
-            break
-        cert, k = against, k - 1
-    return SetSize(k, cert)
-
-
-def partition_lower_bound(
-    ecc: dict[int, int], k: int, set_bound: Callable[[Roots], int] | None = None
-) -> int:
-    """Lower bound on the sum of set heights over every partition into sets of ``k``.
-
-    At most ``c(t)`` sets can have height ``<= t``: as many sets as fit among the chiplets of
-    eccentricity ``<= t`` (the smaller last set first). So the ``j``-th lowest set is at least the
-    smallest ``t`` with ``c(t) >= j``; summed, this is ``e_1 + e_(k+1) + e_(2k+1) + ...`` for the
-    eccentricities sorted in decreasing order. ``set_bound`` (a proven lower bound on one set's
-    height, e.g. from a packing proven optimal) sharpens it where those chiplets form exactly one
-    set: if that set cannot reach ``t``, ``c(t) = 0``.
-
-    Parameters
-    ----------
-    ecc : dict
-        Chiplet -> eccentricity (the lower bound on its tree's height).
-    k : int
-        Roots per set (the last set has ``len(ecc) % k`` when that is not 0).
-    set_bound : callable, optional
-        Sorted root tuple -> proven lower bound on that set's height.
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> partition_lower_bound(dict(enumerate([6, 5, 5, 5, 5, 4, 4, 4, 4, 6])), 4)  # 6 + 5 + 4
-    15
-    >>> ecc = dict(enumerate([5, 5, 5, 5, 4, 4, 4, 4]))
-    >>> partition_lower_bound(ecc, 4), partition_lower_bound(ecc, 4, lambda s: 5)
-    (9, 10)
-    """
-    full, rest = divmod(len(ecc), k)
-    count = full + (rest > 0)
-    levels = sorted(set(ecc.values()))
-    caps = {}
-    for t in levels:
-        pool = tuple(sorted(v for v in ecc if ecc[v] <= t))
-        fits = (1 + (len(pool) - rest) // k) if rest and len(pool) >= rest else len(pool) // k
-        exact = len(pool) == (rest or k)
-        if fits == 1 and exact and set_bound is not None and set_bound(pool) > t:
-            fits = 0
-        caps[t] = min(fits, count)
-    return sum(min(t for t in levels if caps[t] >= j) for j in range(1, count + 1))
-
-
-def _against(G: nx.MultiDiGraph, direction: str, k: int) -> dict[str, Any] | None:
-    """A certificate that no partition into sets of ``k`` exists, or ``None`` if none known."""
-    free = max_trees_free(G, direction=direction, distinct=True)
-    if k > free.max_trees:
-        return free.certificate
-    return _size_certificate(_in_degrees(G, direction, resolve_span(G, None)), k)
-
-
-def _assemble(
-    G: nx.MultiDiGraph,
-    ev: SetPacker,
-    sets: list[Roots],
-    lower: int,
-    method: str,
-    direction: str,
-) -> TreePacking:
-    packs = [ev.packs[s] for s in sets]
-    tree_sets = tuple(TreeSet(p.sets[0].trees, p.lower_bound) for p in packs)
-    heights = [t.height for t in tree_sets]
-    proven = all(p.status == "optimal" for p in packs)
-    total = sum(heights)
-    optimal = proven and total == lower
-    bounds = [p.lower_bound for p in packs]
-    stats: dict[str, Any] = {
-        "objective": "sum of set heights, then the largest set height",
-        "k": max(len(s) for s in sets),
-        "total": total,
-        "total_lower_bound": lower,
-        "partition": "optimal (total = lower bound)" if optimal else "heuristic",
-        "heights": "optimal per set" if proven else "some sets not proven optimal",
-        "set_roots": [list(s) for s in sets],
-        "set_heights": heights,
-        "set_tree_heights": [[t.height for t in ts.trees] for ts in tree_sets],
-        "set_lower_bounds": bounds,
-        "set_status": [p.status for p in packs],
-        "set_eccentricities": [[ev.ecc[v] for v in s] for s in sets],
-        "solves": ev.solves,
-    }
-    return TreePacking(
-        str(G.graph.get("spec", "")),
-        direction,
-        "optimal" if optimal else "feasible",
-        tree_sets,
-        lower_bound=max(b for b in bounds if b is not None),
-        objective=max(heights),
-        method=f"root-sets:{method}",
-        stats=stats,
-    )
 
 
 def root_sets(
@@ -324,7 +143,8 @@ def root_sets(
         The topology; every compute chiplet roots one tree, every tree spans the compute chiplets
         (other chiplets may relay).
     k : int, optional
-        Roots per set (default: :func:`root_set_size`, lowered if no partition is found).
+        Roots per set (default: :func:`~supermesh.trees.roots_size.root_set_size`, lowered if no
+        partition is found).
     method : {"optimise", "paper"}
         ``optimise``: the search of the module docstring. ``paper``: the paper's rule
         (:func:`~supermesh.trees.roots_paper.paper_root_sets`), packed the same way.
@@ -375,10 +195,10 @@ def root_sets(
         searched order; tallest first without ``order``; method ``paper``: the paper's order).
         ``objective`` is the largest tree height, ``lower_bound`` the largest proven set bound.
         Status ``optimal`` only when every set's heights are proven optimal *and* the total
-        meets :func:`partition_lower_bound`; otherwise ``feasible``, with ``stats["partition"]``
+        meets :func:`~supermesh.trees.roots_size.partition_lower_bound`; otherwise ``feasible``, with ``stats["partition"]``
         saying ``heuristic`` and ``stats["heights"]`` whether every set is optimal.
         ``infeasible`` (a given ``k`` that cannot work) carries the certificate of
-        :class:`SetSize`. ``stats`` also has ``total``, ``total_lower_bound``, ``k``,
+        :class:`~supermesh.trees.roots_size.SetSize`. ``stats`` also has ``total``, ``total_lower_bound``, ``k``,
         ``k_certificate`` (no sets of ``k + 1``), per-set ``set_*`` lists, ``start``, ``swaps``,
         ``pipeline_steps``, ``order_search`` (``budget``, ``work``, ``trials``, ``stopped``:
         ``converged``, ``budget`` or ``time limit``, the last only if the wall-clock safety net
@@ -447,7 +267,7 @@ def root_sets(
                 f"--k {k} is out of range for {len(span)} chiplets",
                 hint=f"use a value from 1 to {len(span)} (default: {size.k})",
             )
-        cert = _against(G, direction, k) if k > size.k else None
+        cert = size_certificate(G, direction, k) if k > size.k else None
         if cert is not None:
             return TreePacking(spec, direction, "infeasible", method=name, certificate=cert)
     ev = SetPacker(
@@ -492,7 +312,7 @@ def root_sets(
         ev.work = min(ev.work, ev.used + work_of(FAST_SEARCH_SECONDS, workers))
     origin, swaps = "paper" if method == "paper" else "eccentricity groups", 0
     if method == "optimise" and sum(ev.height(s) for s in sets) > lower:
-        alternative = _paper_start(G, ev, kk)
+        alternative = paper_start(G, ev, kk)
         if alternative is not None:
             a, b = total_height(ev, alternative), total_height(ev, sets)
             if a is not None and b is not None and a < b:
@@ -515,7 +335,7 @@ def root_sets(
             budget = FAST_ORDER_WORK if fast and order_budget is None else budget
             trees = [ev.packs[s].sets[0] for s in sets]
             ranked = order_sets(
-                trees, chunks=1, direction=direction, budget=budget, starts=_ring_order(G, sets)
+                trees, chunks=1, direction=direction, budget=budget, starts=ring_order(G, sets)
             )
             sets, steps = [sets[i] for i in ranked.order], ranked.steps
             search = {
@@ -529,7 +349,7 @@ def root_sets(
                     "the order search hit its wall-clock safety net before its budget: "
                     "the running order may differ from run to run"
                 )
-    packing = _assemble(G, ev, sets, partition_lower_bound(ecc, kk, ev.bound), method, direction)
+    packing = assemble(G, ev, sets, partition_lower_bound(ecc, kk, ev.bound), method, direction)
     packing.stats.update(
         {
             "k_certificate": size.certificate if kk == size.k else None,
@@ -552,35 +372,7 @@ def root_sets(
         }
     )
     if compare:
-        paper = paper_stats(G, ev, kk, direction)
-        if paper is not None and None not in paper["heights"]:
-            ours = sorted(packing.stats["set_heights"], reverse=True)
-            theirs = sorted(paper["heights"], reverse=True)
-            paper["no_set_taller"] = all(a <= b for a, b in zip(ours, theirs, strict=True))
-        packing.stats["paper"] = paper
+        heights = packing.stats["set_heights"]
+        packing.stats["paper"] = compare_with_paper(G, ev, kk, direction, heights)
     packing.stats["wall_time"] = round(time.perf_counter() - start, 3)
     return packing
-
-
-def _paper_start(G: nx.MultiDiGraph, ev: SetPacker, k: int) -> list[Roots] | None:
-    """The paper's partition as a start, if the topology is a grid and every set is feasible."""
-    from supermesh.trees.roots_paper import paper_root_sets
-
-    try:
-        sets = [tuple(sorted(s)) for s in paper_root_sets(G, k=k)]
-    except TopologyError:
-        return None
-    return sets if all(ev.certificate(s) is None for s in sets) else None
-
-
-def _ring_order(G: nx.MultiDiGraph, sets: list[Roots]) -> list[list[int]]:
-    """The paper's running order for these sets (by their first chiplet on the ring walk)."""
-    from supermesh.topologies.model import grid_positions
-    from supermesh.trees.roots_paper import ring_walk
-
-    try:
-        rows, cols, where = grid_positions(G)
-    except TopologyError:
-        return []
-    place = {where[p]: i for i, p in enumerate(ring_walk(rows, cols))}
-    return [sorted(range(len(sets)), key=lambda i: min(place[v] for v in sets[i]))]

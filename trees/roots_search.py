@@ -1,12 +1,15 @@
-"""The search behind :func:`supermesh.trees.roots.root_sets`: start partitions, packing, swaps.
+"""The root-set packer behind :func:`supermesh.trees.roots.root_sets`: cache, symmetry, budget.
 
 :class:`SetPacker` packs root sets, each once (cached by sorted roots), within a work budget: a
 set that is the mirror or turn of a packed set reuses its trees; a set that is one symmetry orbit
 is first packed as one tree turned round (:func:`~supermesh.trees.roots_symmetry.orbit_solve`),
 with :func:`~supermesh.trees.packing.pack_trees` proving the bound it needs; any other set goes to
-:func:`~supermesh.trees.packing.pack_trees`. The start partition is
-:func:`eccentricity_groups`; :func:`repair` makes every set feasible; :func:`improve` is the local
-search. See :mod:`supermesh.trees.roots` for the objective and the bound.
+:func:`~supermesh.trees.packing.pack_trees`. :func:`work_of` and :func:`safety_seconds` turn
+seconds into the budget and its safety net. The search that uses it lives in
+:mod:`supermesh.trees.roots_start` (start partitions, :func:`eccentricity_groups`, :func:`repair`)
+and :mod:`supermesh.trees.roots_swaps` (:func:`total_height`, the local search :func:`improve`);
+:func:`paper_stats` is in :mod:`supermesh.trees.roots_stats`. Those names are re-exported here.
+See :mod:`supermesh.trees.roots` for the objective and the bound.
 
 Determinism. The search's budget and each set's limit are CP-SAT *work* (deterministic time,
 :mod:`supermesh.trees.cpsat`), not seconds: every probe is charged the work its solves report plus a
@@ -20,22 +23,22 @@ give the same probes, partition and trees under any load. A wall-clock deadline 
 
 from __future__ import annotations
 
-import math
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import SolverError, TopologyError
+from supermesh.errors import SolverError
 from supermesh.trees.construct import construct_trees, roots_certificate
 from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND
 from supermesh.trees.heights import WorkingNetwork, working_network
 from supermesh.trees.model import TreePacking, TreeSet
 from supermesh.trees.packing import pack_trees
 from supermesh.trees.packing_model import WORK_FLOOR
-from supermesh.trees.roots_order import pipeline_steps
+from supermesh.trees.roots_start import clock_angles, eccentricity_groups, repair
+from supermesh.trees.roots_stats import paper_stats
+from supermesh.trees.roots_swaps import improve, total_height
 from supermesh.trees.roots_symmetry import grid_symmetries, map_packing, orbit_of, orbit_solve
 
 __all__ = [
@@ -64,85 +67,6 @@ budget too, and a budget ``W`` allows at most ``W / (PROBE_WORK * nodes)`` probe
 MIN_SOLVE_WORK = 0.003  # the least work a probe's solves get (a set with no work left, say)
 SAFETY_SECONDS = 600.0  # wall-clock safety net: at least this many seconds ...
 SAFETY_FACTOR = 10.0  # ... or this many times the seconds the work budget was derived from
-
-
-def clock_angles(G: nx.MultiDiGraph, nodes: Sequence[int]) -> dict[int, float]:
-    """Degrees clockwise from north around the centre of ``nodes`` (by their ``pos``).
-
-    Parameters
-    ----------
-    G : networkx.MultiDiGraph
-        Nodes with a ``pos`` (x, y) attribute, y up; without it every angle is 0.
-    nodes : sequence of int
-
-    Returns
-    -------
-    dict
-        Node -> angle in ``[0, 360)``.
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> clock_angles(build("mesh:3x3"), [1, 5, 7, 3])  # north, east, south, west of the centre
-    {1: 0.0, 5: 90.0, 7: 180.0, 3: 270.0}
-    """
-    pos = {v: G.nodes[v].get("pos") for v in nodes}
-    if any(p is None for p in pos.values()):
-        return dict.fromkeys(nodes, 0.0)
-    cx = sum(p[0] for p in pos.values()) / len(pos)
-    cy = sum(p[1] for p in pos.values()) / len(pos)
-    return {
-        v: round((90.0 - math.degrees(math.atan2(p[1] - cy, p[0] - cx))) % 360.0, 6)
-        for v, p in pos.items()
-    }
-
-
-def _spread(chosen: list[int], pool: list[int], need: int, clock: dict[int, float]) -> list[int]:
-    """``need`` nodes of ``pool`` picked one by one, each farthest round the clock from the set."""
-    picks: list[int] = []
-    for _ in range(need):
-
-        def gap(v: int) -> float:
-            ds = [abs(clock[v] - clock[w]) % 360.0 for w in chosen + picks]
-            return min((min(d, 360.0 - d) for d in ds), default=0.0)
-
-        picks.append(
-            max((v for v in pool if v not in picks), key=lambda v: (gap(v), -pool.index(v)))
-        )
-    return picks
-
-
-def eccentricity_groups(ecc: dict[int, int], clock: dict[int, float], k: int) -> list[Roots]:
-    """Sets of ``k`` that meet :func:`partition_lower_bound`, spread round the clock.
-
-    Examples
-    --------
-    >>> ecc = {0: 2, 1: 2, 2: 1, 3: 1, 4: 0}
-    >>> eccentricity_groups(ecc, {0: 0.0, 1: 180.0, 2: 90.0, 3: 270.0, 4: 0.0}, 2)
-    [(0, 1), (2, 3), (4,)]
-    """
-    sets: list[Roots] = []
-    carry: list[int] = []
-    for e in sorted(set(ecc.values()), reverse=True):
-        block = sorted((v for v in ecc if ecc[v] == e), key=lambda v: (clock[v], v))
-        if carry:
-            need = k - len(carry)
-            if len(block) < need:
-                carry += block
-                continue
-            picks = _spread(carry, block, need, clock)
-            sets.append(tuple(sorted(carry + picks)))
-            block = [v for v in block if v not in picks]
-            carry = []
-        q, r = divmod(len(block), k)
-        if r:
-            leave = {block[(i * len(block)) // r] for i in range(r)}
-            carry = [v for v in block if v in leave]
-            block = [v for v in block if v not in leave]
-        sets += [tuple(sorted(block[j::q])) for j in range(q)]
-    if carry:
-        sets.append(tuple(sorted(carry)))
-    return sets
 
 
 def work_of(seconds: float, workers: int) -> float:
@@ -405,192 +329,3 @@ class SetPacker:
             if self.beyond.get(s, -1) < h:
                 return False  # no proof either way: leave it to the full packer
         return False
-
-
-def repair(ev: SetPacker, sets: list[Roots]) -> list[Roots] | None:
-    """Make every set feasible by swaps guided by Edmonds certificates.
-
-    A set whose roots fail Edmonds' condition has a certificate: a node set ``X`` that too few
-    arcs enter for the trees rooted outside it. Swapping one of its roots outside ``X`` with a
-    chiplet inside ``X`` (from another set that stays feasible) removes that shortage.
-
-    Parameters
-    ----------
-    ev : SetPacker
-    sets : list of tuple
-
-    Returns
-    -------
-    list of tuple or None
-        The repaired partition, or ``None`` when no such swap is left.
-    """
-    sets = list(sets)
-    for _ in range(4 * len(sets) + 4):
-        bad = [i for i, s in enumerate(sets) if ev.certificate(s) is not None]
-        if not bad:
-            return sets
-        i = bad[0]
-        cert = ev.certificate(sets[i]) or {}
-        inside = set(cert.get("set", ()))
-        options = []
-        for j, other in enumerate(sets):
-            for b in other if j != i else ():
-                for a in sets[i]:
-                    if b in inside and a not in inside:
-                        A = tuple(sorted({*sets[i], b} - {a}))
-                        B = tuple(sorted({*other, a} - {b}))
-                        options.append((ev.bound(A) + ev.bound(B), j, a, b, A, B))
-        for _, j, _a, _b, A, B in sorted(options):
-            if ev.certificate(A) is None and ev.certificate(B) is None:
-                sets[i], sets[j] = A, B
-                break
-        else:
-            return None
-    return None
-
-
-def total_height(ev: SetPacker, sets: list[Roots]) -> tuple[int, int] | None:
-    """(sum of set heights, largest) after packing every set; ``None`` if one failed.
-
-    Each set not packed yet gets the full per-set work, whatever the search has left (its
-    work is still charged to the search).
-    """
-    hs = [ev.solve(s, limit=ev.per_set, within=False) for s in sets]
-    if any(h is None for h in hs):
-        return None
-    heights = [h for h in hs if h is not None]
-    return sum(heights), max(heights)
-
-
-def improve(ev: SetPacker, sets: list[Roots], target: int, tries: int) -> int:
-    """Local search by swaps (see :mod:`supermesh.trees.roots`), in place.
-
-    Parameters
-    ----------
-    ev : SetPacker
-    sets : list of tuple
-        The partition, every set packed; changed in place.
-    target : int
-        A proven lower bound on the total: stop there.
-    tries : int
-        Swaps evaluated per set above its eccentricity bound and round.
-
-    Returns
-    -------
-    int
-        The number of swaps made.
-    """
-    swaps = 0
-    while sum(ev.height(s) for s in sets) > target and ev.room():
-        hs = [ev.height(s) for s in sets]
-        bad = sorted(
-            (i for i, s in enumerate(sets) if hs[i] > max(ev.ecc[v] for v in s)),
-            key=lambda i: (-hs[i], i),
-        )
-        if not any(_swap_from(ev, sets, hs, i, tries) for i in bad):
-            break
-        swaps += 1
-    return swaps
-
-
-def _swap_from(ev: SetPacker, sets: list[Roots], hs: list[int], i: int, tries: int) -> bool:
-    A0 = sets[i]
-    options = []
-    for j, B0 in enumerate(sets):
-        if j == i:
-            continue
-        for a in A0:
-            for b in B0:
-                A = tuple(sorted({*A0, b} - {a}))
-                B = tuple(sorted({*B0, a} - {b}))
-                room = hs[i] + hs[j] - ev.bound(A) - ev.bound(B)
-                if room > 0:
-                    options.append((-room, abs(ev.ecc[a] - ev.ecc[b]), j, a, b, A, B))
-    options.sort()
-    tried = 0
-    for *_, j, _a, _b, A, B in options:
-        if tried >= tries or not ev.room():
-            return False
-        if ev.bound(A) + ev.bound(B) >= hs[i] + hs[j]:
-            continue  # ruled out by what was learnt since
-        if ev.certificate(A) is not None or ev.certificate(B) is not None:
-            continue
-        tried += 1
-        if _fits(ev, A, B, hs[i] + hs[j]):
-            sets[i], sets[j] = A, B
-            return True
-    return False
-
-
-def _fits(ev: SetPacker, A: Roots, B: Roots, budget: int) -> bool:
-    """Whether ``A`` and ``B`` pack with heights summing below ``budget``.
-
-    Each side is packed at its proven bound only: a failure there is usually a quick proof that
-    raises the bound, so a hopeless pair costs two small proofs, not two searches.
-    """
-    got: dict[Roots, int] = {}
-    probes = {A: 0, B: 0}
-    while True:
-        if got.get(A, ev.bound(A)) + got.get(B, ev.bound(B)) >= budget:
-            return False
-        pending = [x for x in (A, B) if x not in got]
-        if not pending:
-            return True
-        side = min(pending, key=lambda x: probes[x])  # the other side before a second probe
-        probes[side] += 1
-        cap = ev.bound(side)
-        height = ev.solve(side, cap=cap)
-        if height is not None:
-            got[side] = height
-        elif ev.bound(side) <= cap:
-            ev.undecided += 1
-            return False  # neither trees nor a proof within the work
-
-
-def paper_stats(G: nx.MultiDiGraph, ev: SetPacker, k: int, direction: str) -> dict[str, Any] | None:
-    """The paper's rule on the same packer, and with the paper's own Algorithm 1 trees.
-
-    Pipeline steps (:func:`~supermesh.trees.roots_order.pipeline_steps`, one chunk per tree) are
-    for the paper's sets in the paper's order.
-    """
-    from supermesh.trees.baselines import algorithm1
-    from supermesh.trees.roots_paper import paper_root_sets
-
-    try:
-        sets = paper_root_sets(G, k=k)
-    except TopologyError:
-        return None
-    heights: list[int | None] = []
-    for s in sets:
-        key = tuple(sorted(s))
-        ok = ev.certificate(key) is None
-        heights.append(ev.solve(key, limit=ev.per_set, within=False) if ok else None)
-    alg1: list[TreePacking | None] = []
-    for s in sets:
-        try:
-            alg1.append(algorithm1(G, s, direction=direction))
-        except SolverError:
-            alg1.append(None)
-    done = None not in heights
-    alg1_done = all(p is not None and p.sets for p in alg1)
-    return {
-        "sets": sets,
-        "heights": heights,
-        "total": sum(h for h in heights if h is not None) if done else None,
-        "max": max((h for h in heights if h is not None), default=None),
-        "pipeline_steps": _steps_of([ev.packs[tuple(sorted(s))] for s in sets], direction)
-        if done
-        else None,
-        "algorithm1": [None if p is None else p.objective for p in alg1],
-        "algorithm1_total": sum(p.objective or 0 for p in alg1 if p is not None)
-        if alg1_done
-        else None,
-        "algorithm1_stuck": sum(p is None for p in alg1),
-        "algorithm1_pipeline_steps": _steps_of([p for p in alg1 if p is not None], direction)
-        if alg1_done
-        else None,
-    }
-
-
-def _steps_of(packs: Sequence[TreePacking], direction: str) -> int:
-    return pipeline_steps([p.sets[0] for p in packs], chunks=1, direction=direction)
