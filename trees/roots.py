@@ -77,6 +77,7 @@ References
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import networkx as nx
 
@@ -195,10 +196,11 @@ def root_sets(
         searched order; tallest first without ``order``; method ``paper``: the paper's order).
         ``objective`` is the largest tree height, ``lower_bound`` the largest proven set bound.
         Status ``optimal`` only when every set's heights are proven optimal *and* the total
-        meets :func:`~supermesh.trees.roots_size.partition_lower_bound`; otherwise ``feasible``, with ``stats["partition"]``
-        saying ``heuristic`` and ``stats["heights"]`` whether every set is optimal.
-        ``infeasible`` (a given ``k`` that cannot work) carries the certificate of
-        :class:`~supermesh.trees.roots_size.SetSize`. ``stats`` also has ``total``, ``total_lower_bound``, ``k``,
+        meets :func:`~supermesh.trees.roots_size.partition_lower_bound`; otherwise
+        ``feasible``, with ``stats["partition"]`` saying ``heuristic`` and ``stats["heights"]``
+        whether every set is optimal. ``infeasible`` (a given ``k`` that cannot work) carries
+        the certificate of :class:`~supermesh.trees.roots_size.SetSize`. ``stats`` also has
+        ``total``, ``total_lower_bound``, ``k``,
         ``k_certificate`` (no sets of ``k + 1``), per-set ``set_*`` lists, ``start``, ``swaps``,
         ``pipeline_steps``, ``order_search`` (``budget``, ``work``, ``trials``, ``stopped``:
         ``converged``, ``budget`` or ``time limit``, the last only if the wall-clock safety net
