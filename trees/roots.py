@@ -17,12 +17,9 @@ This module holds that entry point; its parts live in
 
 Set size ``k`` (:func:`~supermesh.trees.roots_size.root_set_size`)
     The largest ``k`` such that the chiplets split into sets of ``k`` (the last one smaller) that
-    each admit ``k`` arc-disjoint spanning trees. No set of ``k + 1`` trees exists at all above the
-    free-root maximum (Frank), and by Edmonds' condition for ``X = {v}`` a chiplet with only
-    ``k - 1`` in-arcs must root a tree in *every* set of ``k``: with two or more such sets, ``k`` is
-    impossible. That rules out 4 on odd SMAlter (corners with 3 links, as the BRIEF says: 4 trees
-    only with the 4 corners as roots) and on partial SuperMesh (the I/O side), leaving 3.
-
+    each admit ``k`` arc-disjoint spanning trees, by Frank's free-root maximum and Edmonds'
+    condition for single chiplets (details in :mod:`supermesh.trees.roots_size`). That rules out 4
+    on odd SMAlter and on partial SuperMesh, leaving 3.
 
 Objective
     The time of the whole pipeline. Two parts of it are in our hands and are optimised in turn.
@@ -39,10 +36,8 @@ Objective
     that stops on a work budget, not on the clock (the same order on any machine).
 
 Lower bound
-    A tree is at least as tall as its root's eccentricity. Sort the eccentricities
-    ``e_1 >= e_2 >= ...``: at most ``(j - 1) k`` chiplets lie in the ``j - 1`` tallest sets, so the
-    ``j``-th tallest set is at least ``e_((j - 1) k + 1)`` and the total is at least
-    ``e_1 + e_(k+1) + e_(2k+1) + ...``
+    A tree is at least as tall as its root's eccentricity, so the total is at least
+    ``e_1 + e_(k+1) + e_(2k+1) + ...`` for the eccentricities sorted in decreasing order
     (:func:`~supermesh.trees.roots_size.partition_lower_bound`). A partition that reaches it
     is optimal.
 
