@@ -15,6 +15,11 @@ it with the independent checkers of :mod:`supermesh.verify` before calling the s
 (:func:`recheck_document`). A certificate file already present is re-checked the same way and
 reused when it passes (resuming a sweep); a corrupted one is recomputed.
 
+This module holds the proving itself; the task and result types (:class:`SizeTask`,
+:class:`SizeProof`, :class:`ChoiceProof`) live in :mod:`supermesh.trees.prove_result` and the
+certificate files (re-check, reuse, write) in :mod:`supermesh.trees.prove_certificate`; all are
+importable from here.
+
 Root choices
     ``corners``: the four corners (TL, TR, BR, BL); on a full HexaMesh three alternate corners
     of the hexagon. ``sides``: the chiplet ``L // 2`` along each side
@@ -25,17 +30,13 @@ Root choices
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import InputFileError, SolverError, SupermeshError
+from supermesh.errors import SolverError
 from supermesh.topologies import build
-from supermesh.topologies.io import read_json_file, write_text_atomic
 from supermesh.topologies.model import compute_nodes
 from supermesh.trees.bounds import CountBound, check_roots, max_trees_free
 from supermesh.trees.closedform import (
@@ -47,6 +48,15 @@ from supermesh.trees.closedform import (
 from supermesh.trees.geodesic import geodesic_packing
 from supermesh.trees.heights import height_lower_bound
 from supermesh.trees.model import TreePacking
+from supermesh.trees.prove_certificate import recheck_document, reusable_document, write_document
+from supermesh.trees.prove_result import (
+    CHOICES,
+    FORMAT,
+    ChoiceProof,
+    SizeProof,
+    SizeTask,
+    summarize_document,
+)
 from supermesh.trees.rootspec import resolve_roots
 
 __all__ = [
@@ -59,116 +69,6 @@ __all__ = [
     "prove_size",
     "recheck_document",
 ]
-
-FORMAT = "supermesh-proof"
-CHOICES = ("corners", "sides", "corners3", "free")
-
-
-@dataclass(frozen=True)
-class SizeTask:
-    """What :func:`prove_size` needs (picklable, so it can run in another process)."""
-
-    spec: str
-    size: str
-    choices: tuple[str, ...] = ("corners", "sides")
-    direction: str = "out"
-    time_limit: float = 60.0
-    solver_workers: int = 1
-    out_path: str | None = None
-
-
-@dataclass(frozen=True)
-class ChoiceProof:
-    """Heights for one root choice at one size (summary; the trees are in the file).
-
-    ``status``: ``optimal`` (``bound`` says how: ``eccentricity``, re-checked by verify, or
-    ``cpsat``, the solver's proof), ``feasible`` (time limit; ``lower_bound`` gives the gap),
-    ``infeasible`` (Edmonds' ``certificate``), ``unknown`` (no packing within the time limit) or
-    ``n/a`` (the choice does not exist on this topology).
-    """
-
-    name: str
-    status: str
-    roots: tuple[int, ...] = ()
-    relay_only: tuple[int, ...] = ()
-    height: int | None = None
-    lower_bound: int | None = None
-    bound: str | None = None
-    method: str = ""
-    certificate: dict[str, Any] | None = None
-
-    @property
-    def proof(self) -> str:
-        """Short proof kind for tables."""
-        if self.status == "optimal":
-            return "eccentricity bound" if self.bound == "eccentricity" else "CP-SAT bound"
-        if self.status == "feasible":
-            return f"gap {(self.height or 0) - (self.lower_bound or 0)}"
-        if self.status == "infeasible":
-            return "Edmonds cut"
-        return self.status
-
-    def to_json(self) -> dict[str, Any]:
-        """Summary fields (no trees)."""
-        return {
-            "status": self.status,
-            "roots": list(self.roots),
-            "relay_only": list(self.relay_only),
-            "height": self.height,
-            "lower_bound": self.lower_bound,
-            "bound": self.bound,
-            "method": self.method,
-            "certificate": self.certificate,
-        }
-
-
-@dataclass(frozen=True)
-class SizeProof:
-    """The result for one size (summary of its certificate file).
-
-    ``proven`` means: the file passed :func:`recheck_document`, ``max_trees`` trees were
-    exhibited, and every root choice is settled (optimal or infeasible).
-    """
-
-    size: str
-    spec: str
-    max_trees: int
-    max_trees_lower: int | None
-    max_trees_roots: tuple[int, ...]
-    choices: dict[str, ChoiceProof]
-    findings: tuple[str, ...] = ()
-    certificate: str | None = None
-    reused: bool = False
-    seconds: float = 0.0
-    upper: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def proven(self) -> bool:
-        settled = all(c.status in ("optimal", "infeasible", "n/a") for c in self.choices.values())
-        return not self.findings and self.max_trees_lower == self.max_trees and settled
-
-    @property
-    def heights(self) -> dict[str, int | None]:
-        """Height per root choice (``None`` when impossible or unknown)."""
-        return {n: c.height for n, c in self.choices.items() if c.status != "n/a"}
-
-    def to_json(self) -> dict[str, Any]:
-        """``size``, ``spec``, ``max_trees``, ``heights``, ``certificate`` and the details."""
-        return {
-            "size": self.size,
-            "spec": self.spec,
-            "max_trees": self.max_trees,
-            "max_trees_exhibited": self.max_trees_lower,
-            "max_trees_roots": list(self.max_trees_roots),
-            "heights": self.heights,
-            "proven": self.proven,
-            "choices": {n: c.to_json() for n, c in self.choices.items()},
-            "upper": self.upper,
-            "findings": list(self.findings),
-            "certificate": self.certificate,
-            "reused": self.reused,
-            "seconds": round(self.seconds, 3),
-        }
 
 
 def _hex_corners(G: nx.MultiDiGraph) -> list[int]:
@@ -335,150 +235,6 @@ def _compute(task: SizeTask) -> dict[str, Any]:
     return doc
 
 
-def _packing_findings(G: nx.MultiDiGraph, doc: Any, where: str) -> tuple[list[str], Any]:
-    from supermesh.verify import check_packing, errors
-
-    try:
-        packing = TreePacking.from_json(doc, source=where)
-    except SupermeshError as exc:
-        return [f"{where}: {exc}"], None
-    return [f"{where}: {f.message}" for f in errors(check_packing(G, packing))], packing
-
-
-def _choice_findings(G: nx.MultiDiGraph, name: str, c: dict[str, Any], direction: str) -> list[str]:
-    from supermesh.verify import check_edmonds_certificate, eccentricity, errors
-
-    where = f"choice {name}"
-    status = c.get("status")
-    if status in ("n/a", "unknown"):
-        return []
-    roots, span = c.get("roots") or [], c.get("span")
-    if status == "infeasible":
-        found = check_edmonds_certificate(
-            G, roots, c.get("certificate"), direction=direction, span=span
-        )
-        return [f"{where}: {f.message}" for f in errors(found)]
-    out, packing = _packing_findings(G, c.get("packing"), where)
-    if packing is None:
-        return out
-    if [t.root for t in packing.trees] != roots:
-        out.append(f"{where}: tree roots {[t.root for t in packing.trees]} are not {roots}")
-    if packing.objective != c.get("height") or packing.status != status:
-        out.append(f"{where}: summary does not match its trees")
-    if status == "optimal" and c.get("bound") == "eccentricity":
-        ecc = [eccentricity(G, r, direction=direction, span=span) for r in roots]
-        if None in ecc or max(e for e in ecc if e is not None) != c.get("height"):
-            out.append(f"{where}: height {c.get('height')} is not the root eccentricity {ecc}")
-    return out
-
-
-def recheck_document(doc: Any, G: nx.MultiDiGraph | None = None) -> list[str]:
-    """Re-check a certificate file's claims with :mod:`supermesh.verify`; messages of failures.
-
-    Checks: the Frank subpartition rules out ``max_trees + 1`` trees; the ``lower`` packing has
-    ``max_trees`` valid arc-disjoint trees; every choice's trees are valid with the stated roots
-    and height, an ``optimal`` claim by ``eccentricity`` equals the recomputed eccentricity, and
-    an ``infeasible`` claim's Edmonds set really is entered by too few arcs. A CP-SAT bound is
-    the solver's proof and is reported as such (``bound: "cpsat"``), not re-derived.
-
-    Returns
-    -------
-    list of str
-        Empty when everything checks.
-    """
-    from supermesh.verify import check_frank_certificate, errors
-
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        return [f"not a {FORMAT} document"]
-    try:
-        G = G if G is not None else build(str(doc["topology"]))
-        direction, k = str(doc["direction"]), int(doc["max_trees"])
-        choices = dict(doc["choices"])
-    except (KeyError, TypeError, ValueError, SupermeshError) as exc:
-        return [f"malformed document: {exc}"]
-    out: list[str] = []
-    upper = doc.get("upper")
-    if isinstance(upper, dict) and upper.get("kind") == "subpartition":
-        found = check_frank_certificate(G, k + 1, upper, direction=direction)
-        out += [f"upper: {f.message}" for f in errors(found)]
-    else:
-        out.append(
-            f"upper: a {upper.get('kind') if isinstance(upper, dict) else upper!r} "
-            "certificate cannot be re-checked by verify"
-        )
-    lower = doc.get("lower")
-    found_lower: list[str] = []
-    if isinstance(lower, dict) and isinstance(lower.get("choice"), str):
-        chosen = choices.get(lower["choice"], {})
-        trees = (chosen.get("packing") or {}).get("trees") or []
-        if chosen.get("span") is not None or len(trees) != k:
-            out.append(f"lower: choice {lower['choice']} does not exhibit {k} spanning trees")
-    elif isinstance(lower, dict):
-        found_lower, packing = _packing_findings(G, lower.get("packing"), "lower")
-        out += found_lower
-        if packing is not None and (len(packing.trees) != k or packing.span is not None):
-            out.append(f"lower: {len(packing.trees)} trees exhibited, {k} claimed")
-    for name, c in sorted(choices.items()):
-        out += _choice_findings(G, name, c if isinstance(c, dict) else {}, direction)
-    return out
-
-
-def _summary(doc: dict[str, Any], path: str | None, reused: bool, seconds: float) -> SizeProof:
-    choices = {}
-    for name, c in doc["choices"].items():
-        choices[name] = ChoiceProof(
-            name=name,
-            status=c["status"],
-            roots=tuple(c.get("roots") or ()),
-            relay_only=tuple(c.get("relay_only") or ()),
-            height=c.get("height"),
-            lower_bound=c.get("lower_bound"),
-            bound=c.get("bound"),
-            method=c.get("method", ""),
-            certificate=c.get("certificate"),
-        )
-    lower = doc.get("lower")
-    exhibited = doc["max_trees"] if isinstance(lower, dict) else None
-    return SizeProof(
-        size=doc["size"],
-        spec=doc["topology"],
-        max_trees=doc["max_trees"],
-        max_trees_lower=exhibited,
-        max_trees_roots=tuple(doc.get("max_trees_roots") or ()),
-        choices=choices,
-        findings=tuple(doc.get("findings") or ()),
-        certificate=path,
-        reused=reused,
-        seconds=seconds,
-        upper={k: v for k, v in doc["upper"].items() if k != "sets"}
-        | {"sets": len(doc["upper"].get("sets") or [])},
-    )
-
-
-def _reusable(task: SizeTask) -> dict[str, Any] | None:
-    if task.out_path is None or not Path(task.out_path).is_file():
-        return None
-    try:
-        doc = read_json_file(task.out_path)
-    except (InputFileError, SupermeshError, OSError):
-        return None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        return None
-    names = [n for n in task.choices if n != "free"]
-    if doc.get("direction") != task.direction or not all(
-        n in (doc.get("choices") or {}) for n in names
-    ):
-        return None
-    G = build(task.spec)
-    if doc.get("topology") != G.graph.get("spec", task.spec) or recheck_document(doc, G):
-        return None
-    settled = all(doc["choices"][n]["status"] in ("optimal", "infeasible", "n/a") for n in names)
-    if not settled:
-        return None  # an earlier run left gaps (time limit, interrupt): try again
-    doc["choices"] = {n: doc["choices"][n] for n in names}
-    return doc
-
-
 def prove_size(task: SizeTask) -> SizeProof:
     """Prove one size (or reuse its certificate file when it re-checks); see the module docstring.
 
@@ -504,10 +260,10 @@ def prove_size(task: SizeTask) -> SizeProof:
     (4, {'corners': 6, 'sides': 5}, True)
     """
     start = time.perf_counter()
-    doc = _reusable(task)
+    doc = reusable_document(task)
     if doc is not None:
-        return _summary(doc, task.out_path, True, time.perf_counter() - start)
+        return summarize_document(doc, task.out_path, True, time.perf_counter() - start)
     doc = _compute(task)
     if task.out_path is not None:
-        write_text_atomic(task.out_path, json.dumps(doc, separators=(",", ":")) + "\n")
-    return _summary(doc, task.out_path, False, time.perf_counter() - start)
+        write_document(task.out_path, doc)
+    return summarize_document(doc, task.out_path, False, time.perf_counter() - start)
