@@ -39,9 +39,23 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-__all__ = ["DTIME_PER_WORKER_SECOND", "new_solver"]
+__all__ = ["DTIME_PER_WORKER_SECOND", "new_solver", "work_of"]
 
 DTIME_PER_WORKER_SECOND = 0.03  # deterministic work granted per worker and second of time limit
+
+
+def work_of(seconds: float, workers: int) -> float:
+    """The work budget of ``seconds`` of ``workers`` CP-SAT workers (``DTIME_PER_WORKER_SECOND``).
+
+    The one conversion from a user's seconds to CP-SAT work: :func:`new_solver`, the packing,
+    design and root-set searches all budget with it.
+
+    Examples
+    --------
+    >>> round(work_of(60, 2), 6)
+    3.6
+    """
+    return DTIME_PER_WORKER_SECOND * max(1, int(workers)) * max(float(seconds), 0.0)
 
 
 def new_solver(
@@ -81,7 +95,7 @@ def new_solver(
     workers = max(1, int(workers))
     seconds = max(0.01, float(time_limit))
     if deterministic_time is None:
-        deterministic_time = DTIME_PER_WORKER_SECOND * workers * seconds
+        deterministic_time = work_of(seconds, workers)
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = seconds
     solver.parameters.max_deterministic_time = max(1e-3, float(deterministic_time))

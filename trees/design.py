@@ -60,7 +60,7 @@ import networkx as nx
 from supermesh.errors import SolverError, SpecError, TopologyError
 from supermesh.topologies.metrics import arc_connectivity, links_per_node
 from supermesh.topologies.model import check_nodes, compute_nodes
-from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND
+from supermesh.trees.cpsat import work_of
 from supermesh.trees.design_candidates import candidate_links, port_budgets
 from supermesh.trees.design_cuts import (
     Requirement,
@@ -230,7 +230,7 @@ def design(
     if time_limit <= 0 or workers < 1:
         raise SpecError("time_limit must be > 0 and workers >= 1", hint="e.g. 60 s, 1 worker")
     if work_limit is None:
-        work_limit = DTIME_PER_WORKER_SECOND * workers * time_limit
+        work_limit = work_of(time_limit, workers)
     if not work_limit >= 0:
         raise SpecError(f"work_limit = {work_limit} must be >= 0", hint="e.g. 2, or leave it out")
     limit = Budget.start(work_limit, seconds=time_limit)  # decisions rest on the work only
@@ -284,7 +284,7 @@ def design(
             verdict, packed = packing_check(
                 H, reqs, span_nodes, max_height=max_height, workers=workers, seed=seed,
                 time_limit=max(limit.seconds(), 1.0),
-                work_limit=max(limit.work_left(), DTIME_PER_WORKER_SECOND * workers),
+                work_limit=max(limit.work_left(), work_of(1.0, workers)),
             )  # fmt: skip
             limit.spend(sum(row["work"] for row in packed))
             if any(row.get("stopped") == "time limit" for row in packed):

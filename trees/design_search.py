@@ -18,7 +18,7 @@ import networkx as nx
 
 from supermesh.errors import SolverError
 from supermesh.topologies.grid import smalter, smbi
-from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND
+from supermesh.trees.cpsat import work_of
 from supermesh.trees.design_candidates import Candidate, grid_cells
 from supermesh.trees.design_cuts import Requirement, crossing, entering, violated_cuts, with_links
 
@@ -185,7 +185,7 @@ def packing_check(
     from supermesh.trees.packing import pack_trees
 
     start = time.perf_counter()
-    work = DTIME_PER_WORKER_SECOND * workers * time_limit if work_limit is None else work_limit
+    work = work_of(time_limit, workers) if work_limit is None else work_limit
     details: list[dict[str, Any]] = []
     verdict = "ok"
     for n, req in enumerate(reqs):

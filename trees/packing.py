@@ -46,7 +46,7 @@ from ortools.sat.python import cp_model
 from supermesh.errors import SolverError, SpecError
 from supermesh.topologies.model import check_nodes
 from supermesh.trees.construct import construct_parents, roots_certificate
-from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND
+from supermesh.trees.cpsat import work_of
 from supermesh.trees.heights import (
     WorkingNetwork,
     bfs_distances,
@@ -215,7 +215,7 @@ class _Search:
             fix_parents(local, variables, kept)
             add_hint(local, variables, self.roots, warm)
             left = self.limit.work_left()
-            share = min(left, max(DTIME_PER_WORKER_SECOND * self.workers, left / 4))
+            share = min(left, max(work_of(1.0, self.workers), left / 4))
             self.run(problem, share, (local, variables))
             self.runs[-1]["repair_radius"] = radius
 
@@ -330,7 +330,7 @@ def pack_trees(
     start = time.perf_counter()
     check_direction(direction)
     if work_limit is None:
-        work_limit = DTIME_PER_WORKER_SECOND * max(1, workers) * max(time_limit, 0.0)
+        work_limit = work_of(time_limit, workers)
     if not work_limit >= 0:
         raise SpecError(f"work_limit = {work_limit} must be >= 0", hint="e.g. 0.5, or leave it out")
     roots = tuple(check_nodes(G, roots, what="root"))

@@ -31,7 +31,7 @@ import networkx as nx
 
 from supermesh.errors import SolverError
 from supermesh.trees.construct import construct_trees, roots_certificate
-from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND
+from supermesh.trees.cpsat import work_of
 from supermesh.trees.heights import WorkingNetwork, working_network
 from supermesh.trees.model import TreePacking, TreeSet
 from supermesh.trees.packing import pack_trees
@@ -67,17 +67,6 @@ budget too, and a budget ``W`` allows at most ``W / (PROBE_WORK * nodes)`` probe
 MIN_SOLVE_WORK = 0.003  # the least work a probe's solves get (a set with no work left, say)
 SAFETY_SECONDS = 600.0  # wall-clock safety net: at least this many seconds ...
 SAFETY_FACTOR = 10.0  # ... or this many times the seconds the work budget was derived from
-
-
-def work_of(seconds: float, workers: int) -> float:
-    """The work budget of ``seconds`` of ``workers`` CP-SAT workers (``DTIME_PER_WORKER_SECOND``).
-
-    Examples
-    --------
-    >>> round(work_of(60, 2), 6)
-    3.6
-    """
-    return DTIME_PER_WORKER_SECOND * max(1, int(workers)) * max(float(seconds), 0.0)
 
 
 def safety_seconds(seconds: float) -> float:
