@@ -14,11 +14,51 @@ from fractions import Fraction
 
 import networkx as nx
 
-from supermesh.errors import SpecError
+from supermesh.errors import SpecError, SupermeshError
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.trees.throughput_bound import exact_fraction
 
-__all__ = ["choose_parts", "estimated_load", "packing_rate", "rate_view"]
+__all__ = ["choose_parts", "estimated_load", "packing_rate", "rate_view", "root_shares"]
+
+
+def root_shares(packing: TreePacking) -> list[Fraction]:
+    """Each tree's share of its root's data, exact, normalised so a root's shares sum to 1.
+
+    Exact shares come from ``stats["shares"]`` when it lists one per tree, else from
+    ``Tree.share`` (read as written: 0.1 is 1/10).
+
+    Raises
+    ------
+    SpecError
+        A share that is not a positive number.
+
+    Examples
+    --------
+    >>> t = Tree(0, ((0, 1, 0),), 1, share=0.3)
+    >>> root_shares(TreePacking("x", "out", "feasible", sets=(TreeSet((t, t)),)))
+    [Fraction(1, 2), Fraction(1, 2)]
+    """
+    trees = packing.trees
+    given = packing.stats.get("shares")
+    try:
+        if isinstance(given, list) and len(given) == len(trees):
+            raw = [Fraction(str(x)) for x in given]
+        else:
+            raw = [exact_fraction(t.share) for t in trees]
+    except (ValueError, ZeroDivisionError, SupermeshError):
+        raise SpecError(
+            "the packing's shares are not numbers", hint="shares are fractions such as 1/4"
+        ) from None
+    for t, x in zip(trees, raw, strict=True):
+        if x <= 0:
+            raise SpecError(
+                f"tree rooted at {t.root} has share {x}, which is not positive",
+                hint="every tree carries a positive share of its root's data",
+            )
+    total: dict[int, Fraction] = {}
+    for t, x in zip(trees, raw, strict=True):
+        total[t.root] = total.get(t.root, Fraction(0)) + x
+    return [x / total[t.root] for t, x in zip(trees, raw, strict=True)]
 
 
 def packing_rate(G: nx.MultiDiGraph, packing: TreePacking) -> Fraction:
@@ -38,20 +78,11 @@ def packing_rate(G: nx.MultiDiGraph, packing: TreePacking) -> Fraction:
     Fraction(9, 4)
     """
     trees = packing.trees
-    exact = packing.stats.get("shares")
-    shares = (
-        [Fraction(s) for s in exact]
-        if isinstance(exact, list) and len(exact) == len(trees)
-        else [exact_fraction(t.share) for t in trees]
-    )
-    total: dict[int, Fraction] = {}
-    for t, s in zip(trees, shares, strict=True):
-        total[t.root] = total.get(t.root, Fraction(0)) + s
     load: dict[tuple[int, int, int], Fraction] = {}
-    for t, s in zip(trees, shares, strict=True):
+    for t, x in zip(trees, root_shares(packing), strict=True):
         for a in t.arcs:
-            load[a] = load.get(a, Fraction(0)) + s / total[t.root]
-    n = len(total)
+            load[a] = load.get(a, Fraction(0)) + x
+    n = len({t.root for t in trees})
     return min(
         n * exact_fraction(G.edges[a].get("bandwidth", 1.0)) / x for a, x in load.items() if x
     )

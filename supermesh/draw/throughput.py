@@ -38,6 +38,7 @@ from supermesh.errors import SupermeshError, TopologyError
 from supermesh.topologies.model import Arc, arcs
 from supermesh.trees.model import Tree, TreePacking
 from supermesh.trees.throughput_bound import exact_fraction, throughput_bound
+from supermesh.trees.throughput_rates import root_shares as normalised_shares
 
 __all__ = [
     "CUT_COLOR",
@@ -89,47 +90,6 @@ class LinkLoads:
         """The arcs carrying the largest load, sorted."""
         top = self.max_load
         return sorted(a for a, x in self.loads.items() if x == top and top > 0)
-
-
-def normalised_shares(packing: TreePacking) -> list[Fraction]:
-    """Each tree's share of its root's data, exact, normalised so a root's shares sum to 1.
-
-    Exact shares come from ``stats["shares"]`` when it lists one per tree, else from
-    ``Tree.share`` (read as written: 0.1 is 1/10).
-
-    Raises
-    ------
-    SupermeshError
-        A share that is not a positive number.
-
-    Examples
-    --------
-    >>> from supermesh.trees.model import TreeSet
-    >>> t = Tree(0, ((0, 1, 0),), 1, share=0.3)
-    >>> normalised_shares(TreePacking("x", "out", "feasible", sets=(TreeSet((t, t)),)))
-    [Fraction(1, 2), Fraction(1, 2)]
-    """
-    trees = packing.trees
-    given = packing.stats.get("shares")
-    try:
-        if isinstance(given, list) and len(given) == len(trees):
-            raw = [Fraction(str(x)) for x in given]
-        else:
-            raw = [exact_fraction(t.share) for t in trees]
-    except (ValueError, ZeroDivisionError, TopologyError):
-        raise SupermeshError(
-            "the packing's shares are not numbers", hint="shares are fractions such as 1/4"
-        ) from None
-    for t, s in zip(trees, raw, strict=True):
-        if s <= 0:
-            raise SupermeshError(
-                f"tree rooted at {t.root} has share {s}, which is not positive",
-                hint="every tree carries a positive share of its root's data",
-            )
-    total: dict[int, Fraction] = {}
-    for t, s in zip(trees, raw, strict=True):
-        total[t.root] = total.get(t.root, Fraction(0)) + s
-    return [s / total[t.root] for t, s in zip(trees, raw, strict=True)]
 
 
 def _check_packing(G: nx.MultiDiGraph, packing: TreePacking) -> None:
