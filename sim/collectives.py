@@ -22,7 +22,8 @@ of out-trees runs its reduce-scatter on the reversed arcs (same key: the same ph
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import networkx as nx
 
@@ -38,6 +39,7 @@ __all__ = [
     "OrientedTree",
     "chunk_count",
     "orient",
+    "tree_phases",
     "tree_program",
 ]
 
@@ -215,23 +217,12 @@ def tree_program(
                 )
         return pb
 
-    phases = []
-    if collective in ("allreduce", "reducescatter", "reduce"):
-        phases.append(
-            phase("reduce", rsets).build(
-                start=params.reduce_start, final_delay=params.reduce_delay, label="reduce"
-            )
-        )
-    if collective in ("allreduce", "allgather", "broadcast"):
-        start = None if collective == "allreduce" else params.forward_start
-        phases.append(phase("forward", sets).build(start=start, label="forward"))
-    return Program(
-        arcs=list(arc_index),
-        phases=phases,
-        release=params.link_release,
-        barrier=params.barrier_delay,
-        drain=params.drain,
-        meta={
+    return tree_phases(
+        collective,
+        params,
+        arc_index,
+        lambda kind: phase(kind, rsets if kind == "reduce" else sets),
+        {
             "collective": collective,
             "bytes": int(nbytes),
             "sets": len(sets),
@@ -240,4 +231,52 @@ def tree_program(
             "chunks": [max(r) if r else 0 for r in counts_of(sets)],
             "heights": [max(t.height for t in s) for s in sets],
         },
+    )
+
+
+def tree_phases(
+    collective: str,
+    params: SimParams,
+    arc_index: dict[Arc, int],
+    phase: Callable[[str], PhaseBuilder],
+    meta: dict[str, Any],
+) -> Program:
+    """The program of a tree collective from its phase builders.
+
+    A reduce phase (``phase("reduce")``) for AllReduce, ReduceScatter and Reduce, then a forward
+    phase (``phase("forward")``) for AllReduce, AllGather and Broadcast; AllReduce's forward
+    phase starts after the barrier, the others at the preset's phase starts.
+
+    Parameters
+    ----------
+    collective : str
+    params : SimParams
+    arc_index : dict
+        Arc -> index, filled by the phase builders.
+    phase : callable
+        ``"reduce"`` or ``"forward"`` -> the :class:`PhaseBuilder` holding that phase's blocks.
+    meta : dict
+        :attr:`Program.meta`.
+
+    Returns
+    -------
+    Program
+    """
+    phases = []
+    if collective in ("allreduce", "reducescatter", "reduce"):
+        phases.append(
+            phase("reduce").build(
+                start=params.reduce_start, final_delay=params.reduce_delay, label="reduce"
+            )
+        )
+    if collective in ("allreduce", "allgather", "broadcast"):
+        start = None if collective == "allreduce" else params.forward_start
+        phases.append(phase("forward").build(start=start, label="forward"))
+    return Program(
+        arcs=list(arc_index),
+        phases=phases,
+        release=params.link_release,
+        barrier=params.barrier_delay,
+        drain=params.drain,
+        meta=meta,
     )

@@ -24,7 +24,7 @@ import networkx as nx
 
 from supermesh.errors import SpecError, TopologyError
 from supermesh.sim.bounds import ThroughputBound
-from supermesh.sim.collectives import check_collective, chunk_count
+from supermesh.sim.collectives import check_collective, chunk_count, tree_phases
 from supermesh.sim.presets import SimParams, get_preset
 from supermesh.sim.program import PhaseBuilder, Program
 from supermesh.sim.result import SimResult
@@ -118,12 +118,11 @@ def packing_program(
     trees = _trees(packing, direction)
     if not trees:
         raise SpecError("no trees to simulate")
-    nroots = len({t.root for t in trees})
+    roots = sorted({t.root for t in trees})
     unit = params.packet_bytes if params.cut_through else params.chunk_bytes
     per_chunk = math.ceil(params.chunk_bytes / params.packet_bytes) if params.cut_through else 1
     unit_time = params.serialisation(unit) + params.hop_latency
-    share_total = {r: sum(t.share for t in trees if t.root == r) for r in {t.root for t in trees}}
-    counts = _tree_chunks(trees, nbytes / nroots, params.chunk_bytes, split)
+    counts = _tree_chunks(trees, nbytes / len(roots), params.chunk_bytes, split)
     counts = [c * per_chunk for c in counts]
     arc_index: dict[tuple[int, int, int], int] = {}
 
@@ -161,28 +160,17 @@ def packing_program(
             pb.set_deps(block[(ti, v)], deps)
         return pb
 
-    phases = []
-    if collective in ("reducescatter", "allreduce"):
-        phases.append(
-            phase("reduce").build(
-                start=params.reduce_start, final_delay=params.reduce_delay, label="reduce"
-            )
-        )
-    if collective in ("allgather", "allreduce"):
-        start = None if collective == "allreduce" else params.forward_start
-        phases.append(phase("forward").build(start=start, label="forward"))
-    return Program(
-        arcs=list(arc_index),
-        phases=phases,
-        release=params.link_release,
-        barrier=params.barrier_delay,
-        drain=params.drain,
-        meta={
+    return tree_phases(
+        collective,
+        params,
+        arc_index,
+        phase,
+        {
             "collective": collective,
             "bytes": int(nbytes),
             "sets": 1,
             "trees": len(trees),
-            "roots": sorted(share_total),
+            "roots": roots,
             "chunks": [max(counts)],
             "heights": [max(t.height for t in trees)],
             "order": order,
