@@ -6,7 +6,8 @@ Run: ``python3 bench/bench_throughput.py [--quick] [--workers N]``. Prints four 
    with its tallest tree against the diameter, mesh / SMBi / SMAlter from 4x4 to 16x16
    (``--quick``: up to 8x8). Target: the bound reached, tallest tree <= diameter + 1.
 2. AllGather of 512 MiB in simulation (``booksim`` and ``paper`` presets) with equal-part trees
-   (:func:`supermesh.trees.throughput.choose_parts`) and the list-scheduled FIFO order
+   (the part count the simulator picks: :func:`supermesh.trees.collective_trees.throughput_packing`)
+   and the list-scheduled FIFO order
    (:func:`supermesh.sim.packing.simulate_packing`); the same trees in the
    reference's depth order for comparison. "eff" divides by the rate a link really moves
    chunks at in the preset (12288 B per 1032 cycles, or per 511.52 ns: every chunk hop also
@@ -28,7 +29,8 @@ from fractions import Fraction
 from supermesh.sim import get_preset, run_algorithm
 from supermesh.sim.packing import simulate_packing
 from supermesh.topologies import build
-from supermesh.trees.throughput import choose_parts, pack_throughput, throughput_bound
+from supermesh.trees.collective_trees import throughput_packing
+from supermesh.trees.throughput import pack_throughput
 
 MIB = 1 << 20
 
@@ -88,25 +90,12 @@ def packings(sizes: list[int], workers: int) -> None:
     )
 
 
-def _parts_packing(cache: dict, G, spec: str, direction: str, nbytes: int, workers: int):
-    """Equal-part trees with the count :func:`choose_parts` estimates for ``nbytes``."""
-    bound = throughput_bound(G, "allgather" if direction == "out" else "reducescatter").value
-    n = len([v for v, k in G.nodes(data="kind") if k == "compute"])
-    k = choose_parts(bound, n, nbytes)
-    key = (spec, direction, k)
-    if key not in cache:
-        t0 = time.perf_counter()
-        cache[key] = pack_throughput(G, direction=direction, parts=k, workers=workers)
-        cache[key].stats["bench_seconds"] = time.perf_counter() - t0
-    return cache[key]
-
-
-def allgather(specs: list[str], cache: dict, workers: int) -> None:
+def allgather(specs: list[str], cache: dict) -> None:
     rows = []
     nbytes = 512 * MIB
     for spec in specs:
         G = build(spec)
-        p = _parts_packing(cache, G, spec, "out", nbytes, workers)
+        p = throughput_packing(G, "out", nbytes=nbytes, memo=cache.setdefault((spec, "out"), {}))
         opt = float(Fraction(p.stats["optimum"]))
         for preset in ("booksim", "paper"):
             params = get_preset(preset)
@@ -149,29 +138,22 @@ def allgather(specs: list[str], cache: dict, workers: int) -> None:
     )
 
 
-def reducescatter(spec: str, sizes: list[int], workers: int) -> None:
+def reducescatter(spec: str, sizes: list[int]) -> None:
     G = build(spec)
     params = get_preset("booksim")
-    n = len([v for v, k in G.nodes(data="kind") if k == "compute"])
-    bound = throughput_bound(G, "reducescatter").value
-    packs = {}
-    for k in (1, 2, 3, 4, 6, 8, 12):  # made once; each size takes the count with least work
-        packs[k] = pack_throughput(G, direction="in", parts=k, workers=workers)
-    loads = {k: Fraction(p.stats["parts"]["max_load"]) for k, p in packs.items()}
-    print(f"\nReduceScatter trees on {spec}: part count -> trees on the busiest link:", flush=True)
-    print("  " + ", ".join(f"{k}: {loads[k]}" for k in sorted(loads)), flush=True)
+    memo: dict = {}  # part count -> packing, shared over the sizes as the simulator shares it
     sim_cache: dict = {}
     rows = []
     for mib in sizes:
         nbytes = mib * MIB
-        k = choose_parts(bound, n, nbytes, loads=loads)
-        ours = simulate_packing(G, packs[k], "reducescatter", nbytes, params=params).time
+        p = throughput_packing(G, "in", nbytes=nbytes, memo=memo)
+        ours = simulate_packing(G, p, "reducescatter", nbytes, params=params).time
         ar = run_algorithm(G, "pipeline", "allreduce", nbytes, params, cache=sim_cache).time
         paper = run_algorithm(G, "paper", "reducescatter", nbytes, params, cache=sim_cache).time
         rows.append(
             [
                 f"{mib} MiB",
-                str(k),
+                str(p.stats["parts"]["parts"]),
                 f"{ours:.0f}",
                 f"{ar / 2:.0f}",
                 f"{ours / (ar / 2):.3f}",
@@ -179,6 +161,9 @@ def reducescatter(spec: str, sizes: list[int], workers: int) -> None:
                 f"{paper / ours:.2f}x",
             ]
         )
+    loads = {k: v.stats["parts"]["max_load"] for k, v in sorted(memo.items())}
+    print(f"\nReduceScatter trees on {spec}: part count -> trees on the busiest link:", flush=True)
+    print("  " + ", ".join(f"{k}: {v}" for k, v in loads.items()), flush=True)
     table(
         f"3. ReduceScatter on {spec}, booksim cycles",
         [
@@ -225,11 +210,9 @@ def main() -> None:
     start = time.perf_counter()
     cache: dict = {}
     packings([4, 8] if args.quick else [4, 5, 8, 12, 16], args.workers)
-    allgather(
-        ["mesh:4x4", "smbi:4x4", "smalter:4x4", "smbi:8x8", "smalter:8x8"], cache, args.workers
-    )
+    allgather(["mesh:4x4", "smbi:4x4", "smalter:4x4", "smbi:8x8", "smalter:8x8"], cache)
     sizes = [1, 4, 32, 512] if args.quick else [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
-    reducescatter("smbi:8x8", sizes, args.workers)
+    reducescatter("smbi:8x8", sizes)
     knob(["smalter:4x4", "smalter:8x8"], args.workers)
     print(f"\ntotal {time.perf_counter() - start:.0f} s")
 
