@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from supermesh.topologies import build
-from supermesh.trees.bounds import (
+from supermesh.trees.bounds.counts import (
     check_roots,
     edmonds_deficit,
     max_trees_free,

@@ -1,4 +1,4 @@
-"""Benchmark: the design tool (``supermesh.trees.design.design``) on N x N meshes.
+"""Benchmark: the design tool (``supermesh.trees.design.optimise.design``) on N x N meshes.
 
 Target: 4 arc-disjoint spanning trees for any 4 roots. For each N and each setting it prints the
 status, the links added, the proven lower bound, the hand-counted minimum, the number of
@@ -52,7 +52,7 @@ def _expected(n: int, setting: str) -> str:
 def run(sizes: list[int], time_limit: float) -> list[dict[str, Any]]:
     """Run every setting on every size and return one row per run."""
     from supermesh.topologies import build
-    from supermesh.trees.design import design
+    from supermesh.trees.design.optimise import design
 
     rows = []
     for n in sizes:

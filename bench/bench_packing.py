@@ -35,9 +35,9 @@ def _expected(family: str, roots: str, n: int, bound: int) -> str:
 def _case(args: tuple[str, int, str, float, str]) -> dict[str, Any]:
     family, n, roots, limit, method = args
     from supermesh.topologies import build
-    from supermesh.trees.construct import construct_trees
-    from supermesh.trees.heights import height_lower_bound
-    from supermesh.trees.packing import pack_trees
+    from supermesh.trees.bounds.heights import height_lower_bound
+    from supermesh.trees.packing.construct import construct_trees
+    from supermesh.trees.packing.search import pack_trees
     from supermesh.trees.rootspec import resolve_roots
 
     G = build(f"{family}:{n}x{n}")

@@ -21,7 +21,7 @@ import tempfile
 import time
 
 from supermesh.parallel import open_executor
-from supermesh.trees.prove import FamilyProof, prove_family
+from supermesh.trees.prove.family import FamilyProof, prove_family
 
 DEFAULT = ["smbi=2..64", "smalter=4..64:2", "smalter=3..63:2"]
 

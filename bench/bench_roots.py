@@ -45,8 +45,8 @@ def _fmt(x: object) -> str:
 def main(argv: list[str] | None = None) -> int:
     from supermesh.sim import simulate
     from supermesh.topologies import build
-    from supermesh.trees.roots import root_sets
-    from supermesh.trees.roots_order import pipeline_steps
+    from supermesh.trees.roots.order import pipeline_steps
+    from supermesh.trees.roots.sets import root_sets
     from supermesh.verify import check_packing
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -1,4 +1,4 @@
-"""Schedule-table size per chiplet, in the compact encoding of ``supermesh.trees.table_size``.
+"""Schedule-table size per chiplet, in the compact encoding of ``supermesh.trees.schedule.size``.
 
 Prints, for AllReduce (corner roots), ReduceScatter and AllGather (one tree per chiplet, in the
 default root sets of ``supermesh schedule``) on 4x4 and 8x8 mesh / SMBi / SMAlter: tree count,
@@ -14,9 +14,9 @@ from __future__ import annotations
 import time
 
 from supermesh.topologies import build
-from supermesh.trees.collective_trees import collective_trees
-from supermesh.trees.schedule import build_schedule
-from supermesh.trees.table_size import TableEncoding, table_bytes
+from supermesh.trees.schedule.build import build_schedule
+from supermesh.trees.schedule.collective import collective_trees
+from supermesh.trees.schedule.size import TableEncoding, table_bytes
 
 PAPER_BYTES = 3.2 * 1024
 

@@ -4,9 +4,9 @@ Run: ``python3 bench/bench_sim.py [--quick] [--time-limit SECONDS] [--workers N]
 Prints tables; times trees (built once per topology and collective kind by the trees engine,
 :func:`supermesh.sim.sweep.build_trees`) apart from simulation. The sweep's topologies run in
 parallel (``--workers``, default 2 local processes: trees first, then simulations), and its
-ReduceScatter / AllGather root sets use the fast mode of :func:`supermesh.trees.roots.root_sets`
-(2 s running-order search instead of up to 20 s; partition, heights and proofs unchanged) unless
-``--full-order``.
+ReduceScatter / AllGather root sets use the fast mode of
+:func:`supermesh.trees.roots.sets.root_sets` (2 s running-order search instead of up to 20 s;
+partition, heights and proofs unchanged) unless ``--full-order``.
 
 1. 512 MiB AllReduce on 16x16 SMBi with the reference chunking (10,923 chunks per tree, 4 trees of
    height 30 over 1,020 arcs): target under 2 s.

@@ -6,8 +6,8 @@ Run: ``python3 bench/bench_throughput.py [--quick] [--workers N]``. Prints four 
    with its tallest tree against the diameter, mesh / SMBi / SMAlter from 4x4 to 16x16
    (``--quick``: up to 8x8). Target: the bound reached, tallest tree <= diameter + 1.
 2. AllGather of 512 MiB in simulation (``booksim`` and ``paper`` presets) with equal-part trees
-   (the part count the simulator picks: :func:`supermesh.trees.collective_trees.throughput_packing`)
-   and the list-scheduled FIFO order
+   (the part count the simulator picks:
+   :func:`supermesh.trees.schedule.collective.throughput_packing`) and the list-scheduled FIFO order
    (:func:`supermesh.sim.packing.simulate_packing`); the same trees in the
    reference's depth order for comparison. "eff" divides by the rate a link really moves
    chunks at in the preset (12288 B per 1032 cycles, or per 511.52 ns: every chunk hop also
@@ -29,8 +29,8 @@ from fractions import Fraction
 from supermesh.sim import get_preset, run_algorithm
 from supermesh.sim.packing import simulate_packing
 from supermesh.topologies import build
-from supermesh.trees.collective_trees import throughput_packing
-from supermesh.trees.throughput import pack_throughput
+from supermesh.trees.schedule.collective import throughput_packing
+from supermesh.trees.throughput.pack import pack_throughput
 
 MIB = 1 << 20
 

@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 
 from supermesh.draw import draw_trees, gallery_output, save_figure
 from supermesh.topologies import build
-from supermesh.trees.packing import pack_trees
+from supermesh.trees.packing.search import pack_trees
 from supermesh.trees.rootspec import resolve_roots
 
 fig = Figure(figsize=(9.6, 5.4), layout="constrained")

@@ -12,8 +12,8 @@ from matplotlib.figure import Figure
 
 from supermesh.draw import draw_topology, draw_trees, gallery_output, save_figure
 from supermesh.topologies import build
-from supermesh.trees.bounds import max_trees_free
-from supermesh.trees.packing import pack_trees
+from supermesh.trees.bounds.counts import max_trees_free
+from supermesh.trees.packing.search import pack_trees
 
 G = build("hexamesh:r2,memory=north+east+south+west")
 count = max_trees_free(G)  # the most trees any roots allow, with Frank's certificate

@@ -9,8 +9,8 @@ moves one level down; the sets queue on each link in order, without a barrier be
 
 from supermesh.draw import draw_pipeline, gallery_output, pipeline_timeline, save_figure
 from supermesh.topologies import build
-from supermesh.trees.packing import pack_trees
-from supermesh.trees.roots_paper import paper_root_sets
+from supermesh.trees.packing.search import pack_trees
+from supermesh.trees.roots.paper import paper_root_sets
 
 G = build("smalter:4x4")
 sets = [pack_trees(G, roots, time_limit=5, seed=0).sets[0] for roots in paper_root_sets(G)]

@@ -9,7 +9,7 @@ ring inwards) and packs each set with CP-SAT at its proven-optimal height, shown
 
 from supermesh.draw import draw_root_sets, gallery_output, save_figure
 from supermesh.topologies import build
-from supermesh.trees.roots import root_sets
+from supermesh.trees.roots.sets import root_sets
 
 G = build("smalter:6x6")
 packing = root_sets(G, seed=0)

@@ -34,11 +34,14 @@ from supermesh.sim.packing import simulate_packing
 from supermesh.sim.presets import get_preset
 from supermesh.topologies import build
 from supermesh.topologies.model import compute_nodes
+from supermesh.trees.bounds.throughput import throughput_bound
 from supermesh.trees.model import TreePacking, TreeSet
-from supermesh.trees.roots_paper import paper_root_sets
-from supermesh.trees.throughput import choose_parts, pack_throughput, throughput_bound
-from supermesh.trees.throughput_exact import exact_shares
-from supermesh.trees.throughput_lp import Network, Progress, column_generation
+from supermesh.trees.roots.paper import paper_root_sets
+from supermesh.trees.throughput.exact import exact_shares
+from supermesh.trees.throughput.lp import column_generation
+from supermesh.trees.throughput.model import Network, Progress
+from supermesh.trees.throughput.pack import pack_throughput
+from supermesh.trees.throughput.rates import choose_parts
 
 fig = Figure(figsize=(14.0, 9.6), layout="constrained")
 top, bottom = fig.subfigures(2, 1, height_ratios=[1.0, 0.95])

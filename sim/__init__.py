@@ -7,6 +7,25 @@ there (a reduce waits for every child's chunk and the aggregation, a broadcast f
 chunk). :mod:`supermesh.sim.engine` solves this exactly with a max-plus recurrence in numpy;
 :mod:`supermesh.sim.oracle` is the plain event simulation the tests compare it with.
 
+Modules, in the order data flow:
+
+- :mod:`~supermesh.sim.presets`: :class:`SimParams` and the named presets (``booksim``,
+  ``paper``), every constant with its source.
+- :mod:`~supermesh.sim.algorithms`: a named algorithm -> its trees (from
+  :func:`supermesh.trees.schedule.collective_trees`) or its baseline program.
+- :mod:`~supermesh.sim.collectives` (tree sets -> a program), :mod:`~supermesh.sim.packing`
+  (weighted packings -> a program), :mod:`~supermesh.sim.baselines` (ring, direct, MultiTree).
+- :mod:`~supermesh.sim.program`: the data the engines run (per-link FIFOs of transfers).
+- :mod:`~supermesh.sim.engine` (the fast max-plus engine), :mod:`~supermesh.sim.oracle` (the
+  event simulation it is tested against).
+- :mod:`~supermesh.sim.result`, :mod:`~supermesh.sim.bounds`, :mod:`~supermesh.sim.energy`:
+  what a run reports (time, bandwidth, the cut bound with its cut, energy);
+  :mod:`~supermesh.sim.run` ties them together; :mod:`~supermesh.sim.sweep` runs grids of cases.
+
+Imports (enforced by ``tests/test_layout.py``): sim uses :mod:`supermesh.topologies` and
+:mod:`supermesh.trees`; nothing in those engines, nor in :mod:`supermesh.verify`, uses sim's
+algorithms.
+
 Examples
 --------
 >>> from supermesh.topologies import build
@@ -18,51 +37,51 @@ Examples
 2086.0
 """
 
-from supermesh.sim.algorithms import ALGORITHMS, run_algorithm, tree_sets_for
-from supermesh.sim.baselines import BASELINES, baseline_program, multitree_trees, route
-from supermesh.sim.bounds import ThroughputBound, collective_bound, cut_bound, rank_connectivity
-from supermesh.sim.collectives import COLLECTIVES, check_collective, tree_program
-from supermesh.sim.energy import Energy, energy
-from supermesh.sim.engine import Timing, run_program
-from supermesh.sim.oracle import simulate_events
-from supermesh.sim.presets import PRESETS, SimParams, get_preset
-from supermesh.sim.program import DeadlockError, Phase, PhaseBuilder, Program
-from supermesh.sim.result import SimResult
-from supermesh.sim.run import evaluate, simulate, simulate_baseline
-from supermesh.sim.sweep import SweepCase, run_sweep, sweep_cases
+from supermesh._lazy import lazy_exports
 
-__all__ = [
-    "ALGORITHMS",
-    "BASELINES",
-    "COLLECTIVES",
-    "PRESETS",
-    "DeadlockError",
-    "Energy",
-    "Phase",
-    "PhaseBuilder",
-    "Program",
-    "SimParams",
-    "SimResult",
-    "SweepCase",
-    "ThroughputBound",
-    "Timing",
-    "baseline_program",
-    "check_collective",
-    "collective_bound",
-    "cut_bound",
-    "energy",
-    "evaluate",
-    "get_preset",
-    "multitree_trees",
-    "rank_connectivity",
-    "route",
-    "run_algorithm",
-    "run_program",
-    "run_sweep",
-    "simulate",
-    "simulate_baseline",
-    "simulate_events",
-    "sweep_cases",
-    "tree_program",
-    "tree_sets_for",
-]
+# public name -> module defining it (imported on first use)
+_EXPORTS: dict[str, str] = {
+    # parameters
+    "PRESETS": "supermesh.sim.presets",
+    "SimParams": "supermesh.sim.presets",
+    "get_preset": "supermesh.sim.presets",
+    # algorithms and programs
+    "ALGORITHMS": "supermesh.sim.algorithms",
+    "run_algorithm": "supermesh.sim.algorithms",
+    "tree_sets_for": "supermesh.sim.algorithms",
+    "COLLECTIVES": "supermesh.sim.collectives",
+    "check_collective": "supermesh.sim.collectives",
+    "tree_program": "supermesh.sim.collectives",
+    "simulate_packing": "supermesh.sim.packing",
+    "BASELINES": "supermesh.sim.baselines.dispatch",
+    "baseline_program": "supermesh.sim.baselines.dispatch",
+    "multitree_trees": "supermesh.sim.baselines.multitree",
+    "route": "supermesh.sim.baselines.routes",
+    "DeadlockError": "supermesh.sim.program",
+    "Phase": "supermesh.sim.program",
+    "PhaseBuilder": "supermesh.sim.program",
+    "Program": "supermesh.sim.program",
+    # engines
+    "Timing": "supermesh.sim.engine",
+    "run_program": "supermesh.sim.engine",
+    "simulate_events": "supermesh.sim.oracle",
+    # results
+    "SimResult": "supermesh.sim.result",
+    "ThroughputBound": "supermesh.sim.bounds",
+    "collective_bound": "supermesh.sim.bounds",
+    "cut_bound": "supermesh.sim.bounds",
+    "rank_connectivity": "supermesh.sim.bounds",
+    "Energy": "supermesh.sim.energy",
+    "energy": "supermesh.sim.energy",
+    # entry points
+    "evaluate": "supermesh.sim.run",
+    "simulate": "supermesh.sim.run",
+    "simulate_baseline": "supermesh.sim.run",
+    "SweepCase": "supermesh.sim.sweep",
+    "run_sweep": "supermesh.sim.sweep",
+    "sweep_cases": "supermesh.sim.sweep",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+
+__all__ = list(_EXPORTS)

@@ -3,31 +3,32 @@
 ========== ==================================================================================
 name       schedule
 ========== ==================================================================================
-pipeline   height-optimal arc-disjoint trees (:func:`supermesh.trees.packing.pack_trees`):
+pipeline   height-optimal arc-disjoint trees (:func:`supermesh.trees.packing.search.pack_trees`):
            AllReduce on the 4 corners (on a mesh, where 4 are impossible, TTO's 3); ReduceScatter
            and AllGather on every chiplet, in the root sets of
-           :func:`supermesh.trees.roots.root_sets` (partition and running order optimised);
+           :func:`supermesh.trees.roots.sets.root_sets` (partition and running order optimised);
            Broadcast and Reduce from the first corner with as many trees as Edmonds' theorem
-           allows (:func:`supermesh.trees.bounds.max_trees_from_root`)
+           allows (:func:`supermesh.trees.bounds.counts.max_trees_from_root`)
 tto        Three Tree AllReduce on the mesh (Laskar et al., HPCA 2024): 3 corner trees, the fourth
-           corner relays only (:func:`supermesh.trees.baselines.tto`)
-paper      the SuperMesh paper's Algorithm 1 trees (:func:`supermesh.trees.baselines.algorithm1`)
+           corner relays only (:func:`supermesh.trees.packing.baselines.tto`)
+paper      the SuperMesh paper's Algorithm 1 trees
+(:func:`supermesh.trees.packing.baselines.algorithm1`)
            on the paper's root sets (one root per side, outside in:
-           :func:`supermesh.trees.roots_paper.paper_root_sets`) in sets of 4, or fewer where 4
+           :func:`supermesh.trees.roots.paper.paper_root_sets`) in sets of 4, or fewer where 4
            do not fit; a set on which the procedure gets stuck is packed optimally instead
 throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllGather on the same
            trees): every chiplet roots several trees with equal shares of its data, all running
            at once at the exact cut-bound rate
-           (:func:`supermesh.trees.collective_trees.throughput_packing`, part count chosen for
+           (:func:`supermesh.trees.schedule.collective.throughput_packing`, part count chosen for
            the size), simulated by :func:`supermesh.sim.packing.packing_program` (each link's
            FIFO order from a list schedule). Its ``lower_bound`` is the exact cut bound of the
-           collective run that way (:func:`supermesh.trees.throughput_bound.throughput_bound`:
+           collective run that way (:func:`supermesh.trees.bounds.throughput.throughput_bound`:
            for AllReduce ``1 / (1 / rho_RS + 1 / rho_AG)``, not the rank connectivity the other
            algorithms are held to)
-ring, bidir-ring, direct, multitree   see :mod:`supermesh.sim.baselines`
+ring, bidir-ring, direct, multitree   see :mod:`supermesh.sim.baselines.dispatch`
 ========== ==================================================================================
 
-The rules live in the trees engine (:func:`supermesh.trees.collective_trees.collective_trees`);
+The rules live in the trees engine (:func:`supermesh.trees.schedule.collective.collective_trees`);
 trees are built once per topology and collective kind and reused across sizes (pass a ``cache``;
 throughput packings once per topology, direction and part count).
 """
@@ -40,7 +41,7 @@ from typing import Any
 import networkx as nx
 
 from supermesh.errors import SpecError
-from supermesh.sim.baselines import BASELINES, baseline_program
+from supermesh.sim.baselines.dispatch import BASELINES, baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
 from supermesh.sim.presets import SimParams
@@ -111,7 +112,7 @@ def throughput_bound_for(G: nx.MultiDiGraph, collective: str) -> ThroughputBound
     >>> b.certificate["algbw_links"], round(b.value, 4)
     ('32/15', 2.1333)
     """
-    from supermesh.trees.throughput_bound import throughput_bound
+    from supermesh.trees.bounds.throughput import throughput_bound
 
     rb = throughput_bound(G, collective)
     return ThroughputBound(
@@ -132,7 +133,7 @@ def tree_sets_for(
 ) -> list[TreeSet]:
     """The tree sets a named tree algorithm uses for a collective (out-trees).
 
-    A thin wrapper of :func:`supermesh.trees.collective_trees.collective_trees` (where the rules
+    A thin wrapper of :func:`supermesh.trees.schedule.collective.collective_trees` (where the rules
     are), asking for out-trees: the simulator reverses them for the reduce phases.
 
     Parameters
@@ -148,7 +149,7 @@ def tree_sets_for(
         CP-SAT seconds per set.
     fast : bool
         ReduceScatter / AllGather root sets in the fast mode of
-        :func:`supermesh.trees.roots.root_sets` (sweeps).
+        :func:`supermesh.trees.roots.sets.root_sets` (sweeps).
 
     Returns
     -------
@@ -162,7 +163,7 @@ def tree_sets_for(
     SupermeshError
         The trees engine could not build the trees.
     """
-    from supermesh.trees.collective_trees import collective_trees
+    from supermesh.trees.schedule.collective import collective_trees
 
     collective = check_collective(collective)
     if algorithm not in TREE_ALGORITHMS:
@@ -305,7 +306,7 @@ def _throughput_program(
 ) -> Program:
     """The program of a throughput run: the given packing, or one built (and cached) for it."""
     from supermesh.sim.packing import packing_program
-    from supermesh.trees.collective_trees import natural_direction, throughput_packing
+    from supermesh.trees.schedule.collective import natural_direction, throughput_packing
 
     if collective not in ("reducescatter", "allgather", "allreduce"):
         raise SpecError(

@@ -34,14 +34,7 @@ from supermesh.topologies.model import Arc
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.trees.oriented import OrientedTree, orient
 
-__all__ = [
-    "COLLECTIVES",
-    "OrientedTree",
-    "chunk_count",
-    "orient",
-    "tree_phases",
-    "tree_program",
-]
+__all__ = ["COLLECTIVES", "chunk_count", "tree_phases", "tree_program"]
 
 COLLECTIVES = ("allreduce", "reducescatter", "allgather", "broadcast", "reduce")
 _ALIASES = {

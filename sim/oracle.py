@@ -12,12 +12,12 @@ Finite buffers (``buffers=b``; the engine has none)
     stage (see :mod:`supermesh.sim.program`) has started, i.e. the chunk has been forwarded; a
     chunk nobody of its stage depends on (delivered to its destination, or only read by a barrier
     or a later stage) frees its slot on delivery. The sender takes the slot before it starts. This
-    is the buffer model of :mod:`supermesh.verify.fifo` (single-hop transfers), so a schedule
-    :func:`~supermesh.verify.check_deadlock` calls deadlock-free with ``b`` slots finishes here,
-    and a cycle it reports makes this loop stop with :class:`~supermesh.sim.program.DeadlockError`.
-    More slots never make a transfer start later: the slot wait of ``b + 1`` slots is implied by
-    the FIFO and slot waits of ``b`` slots, and every start time is a max-plus (monotone) function
-    of the waits.
+    is the buffer model of :mod:`supermesh.verify.deadlock.fifo` (single-hop transfers), so a
+    schedule :func:`~supermesh.verify.check_deadlock` calls deadlock-free with ``b`` slots finishes
+    here, and a cycle it reports makes this loop stop with
+    :class:`~supermesh.sim.program.DeadlockError`. More slots never make a transfer start later: the
+    slot wait of ``b + 1`` slots is implied by the FIFO and slot waits of ``b`` slots, and every
+    start time is a max-plus (monotone) function of the waits.
 """
 
 from __future__ import annotations

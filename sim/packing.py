@@ -8,7 +8,7 @@ behind it. With one tree per link that order is harmless; with dozens of trees p
 depth order makes links wait on each other (an 8x8 SuperMesh packing at the optimal rate then
 runs about 20% below it).
 
-The FIFO order inside a chunk comes from :func:`supermesh.trees.fifo_order.fifo_slots`, the same
+The FIFO order inside a chunk comes from :func:`supermesh.trees.schedule.fifo.fifo_slots`, the same
 order the schedule tables use. :func:`packing_program` builds the
 :class:`~supermesh.sim.program.Program` (same chunking, timing and dependencies as
 :func:`supermesh.sim.collectives.tree_program`; only the order inside a chunk differs, and
@@ -29,10 +29,10 @@ from supermesh.sim.presets import SimParams, get_preset
 from supermesh.sim.program import PhaseBuilder, Program
 from supermesh.sim.result import SimResult
 from supermesh.sim.run import evaluate
-from supermesh.trees.fifo_order import FIFO_ROUNDS, Job, fifo_slots
 from supermesh.trees.model import Tree, TreePacking
 from supermesh.trees.oriented import OrientedTree, orient
-from supermesh.trees.schedule_weighted import split_block
+from supermesh.trees.schedule.fifo import FIFO_ROUNDS, Job, fifo_slots
+from supermesh.trees.schedule.weighted import split_block
 
 __all__ = ["packing_program", "simulate_packing"]
 
@@ -49,7 +49,7 @@ def _tree_chunks(
     """Chunks each tree carries: its root's block split by shares, or each share rounded up.
 
     ``split``: every root's ``ceil(per_root / chunk_bytes)`` chunks (at least one per tree) are
-    divided among its trees by :func:`~supermesh.trees.schedule_weighted.split_block` (largest
+    divided among its trees by :func:`~supermesh.trees.schedule.weighted.split_block` (largest
     remainder), the rule of the schedule tables, so a table runs as simulated; a tree may then
     carry one chunk more than another. Otherwise every tree rounds its own share up (whole
     chunks each, more chunks in all).
@@ -196,7 +196,7 @@ def simulate_packing(
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.throughput import pack_throughput
+    >>> from supermesh.trees.throughput.pack import pack_throughput
     >>> G = build("smbi:4x4")
     >>> p = pack_throughput(G, parts=4)
     >>> r = simulate_packing(G, p, "allgather", 16 * 4 * 40 * 12288)  # 40 chunks per tree

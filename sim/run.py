@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import networkx as nx
 
-from supermesh.sim.baselines import baseline_program
+from supermesh.sim.baselines.dispatch import baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
 from supermesh.sim.engine import run_program

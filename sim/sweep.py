@@ -7,7 +7,7 @@ Reduce each have their own trees; ReduceScatter and AllGather share their root s
 above 1 the topologies run in parallel in local processes (:mod:`supermesh.parallel`), and so do
 the simulations in :func:`run_sweep`. The rows do not depend on the number of workers.
 ``fast_trees`` builds ReduceScatter / AllGather root sets in the fast mode of
-:func:`~supermesh.trees.roots.root_sets` (a shorter running-order search; same partition,
+:func:`~supermesh.trees.roots.sets.root_sets` (a shorter running-order search; same partition,
 heights and proofs).
 """
 
@@ -169,7 +169,7 @@ def build_trees(
         Local processes; topologies are independent tasks (``1``: in this process).
     fast : bool
         ReduceScatter / AllGather root sets in the fast mode of
-        :func:`~supermesh.trees.roots.root_sets`.
+        :func:`~supermesh.trees.roots.sets.root_sets`.
 
     Returns
     -------

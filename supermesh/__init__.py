@@ -1,11 +1,12 @@
 """supermesh: design chiplet-network topologies and prove which collective schedules they support.
 
-The four engines are subpackages: :mod:`supermesh.topologies` (generators, specs, files, metrics),
-:mod:`supermesh.trees` (tree counts with proof, packing, root sets, schedules, family proofs,
-design), :mod:`supermesh.verify` (independent checkers, deadlock analysis) and
-:mod:`supermesh.sim` (pipelined-collective simulator). Data flow one way: topologies -> trees ->
-verify / sim -> export / draw. Pictures live in :mod:`supermesh.draw` (not imported here, so
-that ``import supermesh`` does not load matplotlib).
+The four engines are subpackages, each a folder of capabilities ("rooms") whose ``__init__``
+states its API: :mod:`supermesh.topologies` (generators, specs, files, metrics),
+:mod:`supermesh.trees` (bounds, packing, root sets, throughput, schedules, proofs, design),
+:mod:`supermesh.verify` (independent checkers, deadlock analysis) and :mod:`supermesh.sim`
+(the pipelined-collective simulator). Data flow one way: topologies -> trees -> verify / sim ->
+export / draw; ``tests/test_layout.py`` enforces it. Nothing heavy is imported until a name is
+used (``import supermesh`` loads neither CP-SAT, igraph nor matplotlib).
 
 Examples
 --------
@@ -16,6 +17,8 @@ Examples
 >>> supermesh.check_roots(G, [0, 3, 15, 12]).feasible
 True
 """
+
+import textwrap
 
 from supermesh._lazy import lazy_exports
 from supermesh.errors import (
@@ -29,72 +32,167 @@ from supermesh.errors import (
 
 __version__ = "0.1.0"
 
-# public name -> module defining it (imported on first use)
+# The public API as a map, in the order data flow: (group, what it is, {name: defining module}).
+# Names are imported on first use; help(supermesh) lists this map.
+_GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
+    (
+        "topologies",
+        "build a network from a spec, read and write it, measure it",
+        {
+            "build": "supermesh.topologies.spec",
+            "read_topology": "supermesh.topologies.io",
+            "write_topology": "supermesh.topologies.io",
+            "to_json": "supermesh.topologies.io",
+            "attach_memory": "supermesh.topologies.memory",
+            "compute_nodes": "supermesh.topologies.model",
+            "metrics": "supermesh.topologies.metrics",
+        },
+    ),
+    (
+        "bounds",
+        "how many disjoint trees fit, and the best possible throughput, with proof",
+        {
+            "check_roots": "supermesh.trees.bounds.counts",
+            "max_trees_free": "supermesh.trees.bounds.counts",
+            "max_trees_from_root": "supermesh.trees.bounds.counts",
+            "RootsBound": "supermesh.trees.bounds.counts",
+            "CountBound": "supermesh.trees.bounds.counts",
+            "throughput_bound": "supermesh.trees.bounds.throughput",
+        },
+    ),
+    (
+        "trees",
+        "arc-disjoint spanning trees for given roots, with the smallest heights",
+        {
+            "Tree": "supermesh.trees.model",
+            "TreeSet": "supermesh.trees.model",
+            "TreePacking": "supermesh.trees.model",
+            "resolve_roots": "supermesh.trees.rootspec",
+            "pack_trees": "supermesh.trees.packing.search",
+            "construct_trees": "supermesh.trees.packing.construct",
+            "tto": "supermesh.trees.packing.baselines",
+            "algorithm1": "supermesh.trees.packing.baselines",
+        },
+    ),
+    (
+        "root sets",
+        "ReduceScatter / AllGather: every chiplet a root, K disjoint trees a set",
+        {
+            "root_sets": "supermesh.trees.roots.sets",
+            "paper_root_sets": "supermesh.trees.roots.paper",
+        },
+    ),
+    (
+        "throughput",
+        "weighted trees all at once, at the cut bound, with the lowest heights",
+        {
+            "pack_throughput": "supermesh.trees.throughput.pack",
+            "packing_rate": "supermesh.trees.throughput.rates",
+            "choose_parts": "supermesh.trees.throughput.rates",
+            "throughput_packing": "supermesh.trees.schedule.collective",
+        },
+    ),
+    (
+        "schedules",
+        "the trees of a collective, and the per-chiplet tables that run it",
+        {
+            "collective_trees": "supermesh.trees.schedule.collective",
+            "build_schedule": "supermesh.trees.schedule.build",
+            "Schedule": "supermesh.trees.schedule.model",
+            "ScheduleEntry": "supermesh.trees.schedule.model",
+            "table_bytes": "supermesh.trees.schedule.size",
+        },
+    ),
+    (
+        "verify",
+        "re-check any file or object without trusting the code that made it",
+        {
+            "check_file": "supermesh.verify.files",
+            "check_tree": "supermesh.verify.trees.packing",
+            "check_disjoint": "supermesh.verify.trees.packing",
+            "check_packing": "supermesh.verify.trees.packing",
+            "check_weighted_packing": "supermesh.verify.trees.rates",
+            "check_schedule": "supermesh.verify.schedule.tables",
+            "check_deadlock": "supermesh.verify.deadlock.analysis",
+            "DeadlockReport": "supermesh.verify.deadlock.analysis",
+            "Finding": "supermesh.verify.findings",
+        },
+    ),
+    (
+        "simulate",
+        "time a collective in the calibrated link simulator",
+        {
+            "simulate": "supermesh.sim.run",
+            "run_algorithm": "supermesh.sim.algorithms",
+            "simulate_baseline": "supermesh.sim.run",
+            "simulate_packing": "supermesh.sim.packing",
+            "run_sweep": "supermesh.sim.sweep",
+            "collective_bound": "supermesh.sim.bounds",
+            "SimParams": "supermesh.sim.presets",
+            "get_preset": "supermesh.sim.presets",
+            "SimResult": "supermesh.sim.result",
+            "parse_size": "supermesh.units",
+            "format_size": "supermesh.units",
+        },
+    ),
+    (
+        "prove",
+        "tree counts and heights for every size of a family",
+        {
+            "prove_family": "supermesh.trees.prove.family",
+            "FamilyProof": "supermesh.trees.prove.family",
+            "family_statement": "supermesh.trees.prove.statement",
+        },
+    ),
+    (
+        "design",
+        "the cheapest links to add for a target tree count, with proof",
+        {
+            "design": "supermesh.trees.design.optimise",
+            "design_gap": "supermesh.trees.design.optimise",
+            "DesignResult": "supermesh.trees.design.result",
+        },
+    ),
+    (
+        "draw",
+        "pictures (matplotlib Figures) and the side-by-side report",
+        {
+            "draw_topology": "supermesh.draw.topology",
+            "draw_trees": "supermesh.draw.trees",
+            "draw_root_sets": "supermesh.draw.trees",
+            "draw_pipeline": "supermesh.draw.pipeline",
+            "draw_utilization": "supermesh.draw.utilization",
+            "draw_link_load": "supermesh.draw.throughput",
+            "draw_root_trees": "supermesh.draw.throughput",
+            "draw_tradeoff": "supermesh.draw.tradeoff",
+            "link_loads": "supermesh.draw.throughput",
+            "save_figure": "supermesh.draw.common",
+            "build_report": "supermesh.report",
+        },
+    ),
+)
+
 _EXPORTS: dict[str, str] = {
-    "CountBound": "supermesh.trees",
-    "DeadlockReport": "supermesh.verify",
-    "DesignResult": "supermesh.trees.design",
-    "FamilyProof": "supermesh.trees.prove",
-    "Finding": "supermesh.verify",
-    "RootsBound": "supermesh.trees",
-    "Schedule": "supermesh.trees",
-    "ScheduleEntry": "supermesh.trees",
-    "SimParams": "supermesh.sim",
-    "SimResult": "supermesh.sim",
-    "Tree": "supermesh.trees",
-    "TreePacking": "supermesh.trees",
-    "TreeSet": "supermesh.trees",
-    "algorithm1": "supermesh.trees",
-    "attach_memory": "supermesh.topologies",
-    "build": "supermesh.topologies",
-    "build_report": "supermesh.report",
-    "build_schedule": "supermesh.trees",
-    "check_deadlock": "supermesh.verify",
-    "check_weighted_packing": "supermesh.verify",
-    "choose_parts": "supermesh.trees.throughput_rates",
-    "draw_link_load": "supermesh.draw",
-    "draw_root_trees": "supermesh.draw",
-    "draw_tradeoff": "supermesh.draw",
-    "link_loads": "supermesh.draw",
-    "pack_throughput": "supermesh.trees.throughput",
-    "packing_rate": "supermesh.trees.throughput_rates",
-    "simulate_packing": "supermesh.sim.packing",
-    "throughput_bound": "supermesh.trees.throughput_bound",
-    "throughput_packing": "supermesh.trees.collective_trees",
-    "check_disjoint": "supermesh.verify",
-    "check_file": "supermesh.verify",
-    "check_packing": "supermesh.verify",
-    "check_roots": "supermesh.trees",
-    "check_tree": "supermesh.verify",
-    "collective_trees": "supermesh.trees",
-    "check_schedule": "supermesh.verify",
-    "collective_bound": "supermesh.sim",
-    "compute_nodes": "supermesh.topologies",
-    "construct_trees": "supermesh.trees",
-    "design": "supermesh.trees.design",
-    "design_gap": "supermesh.trees.design",
-    "family_statement": "supermesh.trees.allsizes",
-    "format_size": "supermesh.units",
-    "get_preset": "supermesh.sim",
-    "max_trees_free": "supermesh.trees",
-    "max_trees_from_root": "supermesh.trees",
-    "metrics": "supermesh.topologies",
-    "pack_trees": "supermesh.trees",
-    "parse_size": "supermesh.units",
-    "prove_family": "supermesh.trees.prove",
-    "read_topology": "supermesh.topologies",
-    "resolve_roots": "supermesh.trees",
-    "root_sets": "supermesh.trees",
-    "paper_root_sets": "supermesh.trees",
-    "run_algorithm": "supermesh.sim",
-    "run_sweep": "supermesh.sim",
-    "simulate": "supermesh.sim",
-    "simulate_baseline": "supermesh.sim",
-    "table_bytes": "supermesh.trees",
-    "to_json": "supermesh.topologies",
-    "tto": "supermesh.trees",
-    "write_topology": "supermesh.topologies",
+    name: module for _, _, names in _GROUPS for name, module in names.items()
 }
+
+
+def _api_map() -> str:
+    lines = ["", "Public API", "----------"]
+    for group, what, names in _GROUPS:
+        lines += [f"{group}: {what}"]
+        lines += textwrap.wrap(
+            ", ".join(names), 92, initial_indent="    ", subsequent_indent="    "
+        )
+        lines += [""]
+    lines += [
+        "errors: SupermeshError and its subclasses SpecError, TopologyError, InputFileError,",
+        "    InfeasibleError, SolverError (every error a user can cause)",
+    ]
+    return "\n".join(lines)
+
+
+__doc__ = (__doc__ or "") + _api_map()
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 

@@ -18,7 +18,7 @@ import networkx as nx
 
 from supermesh.errors import SupermeshError
 from supermesh.topologies import build, metrics
-from supermesh.trees.bounds import check_roots, max_trees_free
+from supermesh.trees.bounds.counts import check_roots, max_trees_free
 from supermesh.trees.model import TreeSet
 
 __all__ = ["COLLECTIVES", "build_report"]
@@ -36,7 +36,7 @@ def _corners(G: nx.MultiDiGraph) -> list[int] | None:
 
 
 def _trees_part(G: nx.MultiDiGraph, m: dict[str, Any], time_limit: float) -> dict[str, Any]:
-    from supermesh.trees.collective_trees import collective_trees
+    from supermesh.trees.schedule.collective import collective_trees
 
     part: dict[str, Any] = {"any_roots": m["arc_connectivity"]}
     free = max_trees_free(G)
@@ -58,7 +58,7 @@ def _trees_part(G: nx.MultiDiGraph, m: dict[str, Any], time_limit: float) -> dic
 
 def _throughput_part(G: nx.MultiDiGraph, time_limit: float) -> dict[str, Any]:
     """The AllGather cut bound and the throughput packing's rate and height (exact shares)."""
-    from supermesh.trees.throughput import pack_throughput
+    from supermesh.trees.throughput.pack import pack_throughput
 
     p = pack_throughput(G, time_limit=time_limit, proof_time_limit=time_limit)
     st = p.stats
@@ -89,13 +89,13 @@ def _sim_part(G: nx.MultiDiGraph, nbytes: int, preset: str, time_limit: float) -
 
 
 def _design_part(G: nx.MultiDiGraph) -> dict[str, Any]:
-    from supermesh.trees.design import design_gap
+    from supermesh.trees.design.optimise import design_gap
 
     return design_gap(G)
 
 
 def _family_part(G: nx.MultiDiGraph) -> dict[str, Any] | None:
-    from supermesh.trees.allsizes import family_statement
+    from supermesh.trees.prove.statement import family_statement
 
     return family_statement(G)
 

@@ -8,7 +8,7 @@ import pytest
 
 from supermesh.errors import SolverError, TopologyError
 from supermesh.topologies import build
-from supermesh.trees.baselines import algorithm1, tto, tto_roots
+from supermesh.trees.packing.baselines import algorithm1, tto, tto_roots
 from supermesh.verify import check_packing
 
 

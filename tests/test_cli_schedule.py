@@ -14,7 +14,8 @@ from test_msccl import check_result, execute, validate
 from supermesh.cli import main
 from supermesh.cli.schedule import parse_size
 from supermesh.topologies import build
-from supermesh.trees.schedule import Schedule, build_schedule
+from supermesh.trees.schedule.build import build_schedule
+from supermesh.trees.schedule.model import Schedule
 
 
 def run(argv, capsys):
@@ -135,8 +136,8 @@ def test_parse_size_units():
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("supermesh.trees.packing") is None
-    or not hasattr(importlib.import_module("supermesh.trees.packing"), "pack_trees"),
+    importlib.util.find_spec("supermesh.trees.packing.search") is None
+    or not hasattr(importlib.import_module("supermesh.trees.packing.search"), "pack_trees"),
     reason="pack_trees not available yet",
 )
 def test_computed_trees_allreduce_and_allgather(tmp_path, capsys):

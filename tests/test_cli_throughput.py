@@ -18,12 +18,12 @@ from supermesh.cli import main
 from supermesh.errors import SpecError
 from supermesh.sim import get_preset, run_algorithm
 from supermesh.topologies import build
-from supermesh.trees.collective_trees import (
+from supermesh.trees.model import TreePacking
+from supermesh.trees.schedule.collective import (
     COLLECTIVE_ALGORITHMS,
     collective_trees,
     throughput_packing,
 )
-from supermesh.trees.model import TreePacking
 from supermesh.verify import check_packing
 
 MIB = 1 << 20

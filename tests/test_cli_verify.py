@@ -12,7 +12,7 @@ from supermesh.cli import main
 from supermesh.errors import SupermeshError
 from supermesh.testing.examples import smbi_corner_trees
 from supermesh.topologies import build, to_json
-from supermesh.trees.schedule import build_schedule
+from supermesh.trees.schedule.build import build_schedule
 from supermesh.verify import check_document
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from supermesh.errors import SolverError, SpecError
 from supermesh.topologies import build
-from supermesh.trees.closedform import (
+from supermesh.trees.packing.closedform import (
     corner_trees,
     mesh_three_corner_trees,
     omitted_corner,
@@ -26,7 +26,7 @@ from supermesh.trees.closedform import (
     three_corner_trees,
     undoubled_perimeter,
 )
-from supermesh.trees.geodesic import geodesic_packing
+from supermesh.trees.packing.geodesic import geodesic_packing
 from supermesh.verify import check_packing, errors
 
 SQUARES = range(2, 21)

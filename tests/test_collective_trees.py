@@ -1,10 +1,11 @@
-"""Which trees each collective uses (trees/collective_trees): one packing, checked independently.
+"""Which trees each collective uses (trees/schedule/collective.py): one packing, checked independently.
 
 Facts come from outside the code under test: every packing is re-checked by
 :func:`supermesh.verify.check_packing` (arcs, disjointness, spans, status against bounds);
 tree counts from hand counts of links (a mesh corner has 2 links, an SMBi corner 4: BRIEF
 section 3) and from Edmonds' theorem as computed by
-:func:`~supermesh.trees.bounds.max_trees_from_root`; the TTO corner from the grid coordinates.
+:func:`~supermesh.trees.bounds.counts.max_trees_from_root`; the TTO corner from the grid
+coordinates.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import pytest
 from supermesh.errors import InfeasibleError, SpecError
 from supermesh.topologies import build
 from supermesh.topologies.model import compute_nodes
-from supermesh.trees.bounds import max_trees_from_root
-from supermesh.trees.collective_trees import collective_trees
+from supermesh.trees.bounds.counts import max_trees_from_root
+from supermesh.trees.schedule.collective import collective_trees
 from supermesh.verify import check_packing
 
 SPECS = ("mesh:4x4", "smbi:4x4", "smalter:4x4", "hexamesh:r2")

@@ -6,10 +6,10 @@ import pytest
 
 from supermesh.errors import SolverError
 from supermesh.topologies import build
-from supermesh.trees.construct import comb_parents, construct_trees
-from supermesh.trees.greedy import greedy_parents, prune_relays
-from supermesh.trees.heights import working_network
-from supermesh.trees.packing import pack_trees
+from supermesh.trees.bounds.heights import working_network
+from supermesh.trees.packing.construct import comb_parents, construct_trees
+from supermesh.trees.packing.greedy import greedy_parents, prune_relays
+from supermesh.trees.packing.search import pack_trees
 from supermesh.verify import check_packing, errors
 
 

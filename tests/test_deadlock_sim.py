@@ -28,7 +28,7 @@ from supermesh.testing.examples import smbi_corner_trees
 from supermesh.testing.strategies import schedules
 from supermesh.topologies import build
 from supermesh.trees.model import Tree, TreePacking, TreeSet
-from supermesh.trees.schedule import build_schedule
+from supermesh.trees.schedule.build import build_schedule
 from supermesh.verify import Transfer, TreeSchedule, check_deadlock, fifo_model
 
 PHASE_RANK = {"rs": 0, "ag": 1, "bcast": 2, "reduce": 3}

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from supermesh.errors import SpecError, TopologyError
 from supermesh.topologies import build
 from supermesh.topologies.grid import smalter
-from supermesh.trees.design import design, design_gap
-from supermesh.trees.design_candidates import candidate_links
-from supermesh.trees.packing import pack_trees
+from supermesh.trees.design.candidates import candidate_links
+from supermesh.trees.design.optimise import design, design_gap
+from supermesh.trees.packing.search import pack_trees
 
 
 def lam(G: nx.MultiDiGraph, nodes: list[int] | None = None) -> int:

@@ -1,6 +1,6 @@
 """Determinism: the same inputs give the same running order and the same solver answers.
 
-The running-order search (trees/roots_order) stops on a work budget, not on the clock: its answer
+The running-order search (trees/roots/order.py) stops on a work budget, not on the clock: its answer
 must not move when the clock runs fast or slow (a fake ``perf_counter``), only the wall-clock
 safety net may stop it, and then it says so. Its incremental evaluation (prefix states, early
 cut-off) is checked against a plain first-improvement descent written here with full
@@ -20,14 +20,17 @@ from ortools.sat.python import cp_model
 
 from supermesh.errors import SpecError
 from supermesh.topologies import build
-from supermesh.trees import packing, packing_model, roots_order, roots_search
-from supermesh.trees import roots as roots_mod
-from supermesh.trees.construct import construct_trees
 from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND, new_solver
 from supermesh.trees.model import TreeSet
-from supermesh.trees.roots import root_sets
-from supermesh.trees.roots_order import order_sets, pipeline_steps
-from supermesh.trees.roots_paper import paper_root_sets
+from supermesh.trees.packing import model as packing_model
+from supermesh.trees.packing import search as packing
+from supermesh.trees.packing.construct import construct_trees
+from supermesh.trees.roots import order as roots_order
+from supermesh.trees.roots import search as roots_search
+from supermesh.trees.roots import sets as roots_mod
+from supermesh.trees.roots.order import order_sets, pipeline_steps
+from supermesh.trees.roots.paper import paper_root_sets
+from supermesh.trees.roots.sets import root_sets
 
 _SETS: dict[tuple[str, str], list[TreeSet]] = {}
 

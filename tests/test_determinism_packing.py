@@ -19,11 +19,14 @@ import pytest
 
 from supermesh.errors import SolverError, SpecError
 from supermesh.topologies import build
-from supermesh.trees import design as design_mod
-from supermesh.trees import design_result, design_search, packing, packing_model
 from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND
-from supermesh.trees.design import design
-from supermesh.trees.packing import pack_trees
+from supermesh.trees.design import optimise as design_mod
+from supermesh.trees.design import result as design_result
+from supermesh.trees.design import search as design_search
+from supermesh.trees.design.optimise import design
+from supermesh.trees.packing import model as packing_model
+from supermesh.trees.packing import search as packing
+from supermesh.trees.packing.search import pack_trees
 from supermesh.trees.rootspec import resolve_roots
 from supermesh.verify import check_packing
 

@@ -23,8 +23,9 @@ from supermesh.draw.utilization import CMAP
 from supermesh.errors import SupermeshError, TopologyError
 from supermesh.sim.algorithms import tree_sets_for
 from supermesh.topologies import build
+from supermesh.trees.bounds.throughput import throughput_bound
 from supermesh.trees.model import Tree, TreePacking, TreeSet
-from supermesh.trees.throughput import pack_throughput, throughput_bound
+from supermesh.trees.throughput.pack import pack_throughput
 
 # mesh:2x2 is the ring 0 - 1 - 3 - 2 - 0 (node = 2 row + col), every link one arc each way
 CW = {0: 1, 1: 3, 3: 2, 2: 0}  # clockwise successor

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from supermesh.errors import SpecError
 from supermesh.export.msccl import MscclLimits, msccl_program, msccl_xml
 from supermesh.topologies import build
-from supermesh.trees.schedule import build_schedule
+from supermesh.trees.schedule.build import build_schedule
 
 ALGO_ATTRS = ("name", "proto", "nchannels", "nchunksperloop", "ngpus", "coll", "inplace",
               "outofplace", "minBytes", "maxBytes")  # fmt: skip

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from supermesh.errors import SolverError, TopologyError
 from supermesh.topologies import build
-from supermesh.trees.packing import pack_trees
+from supermesh.trees.packing.search import pack_trees
 from supermesh.verify import check_packing
 
 

@@ -15,7 +15,7 @@ from supermesh.parallel import (
     remove_temporaries,
     run_tasks,
 )
-from supermesh.trees.prove import prove_family
+from supermesh.trees.prove.family import prove_family
 
 
 def slow_square(x: int) -> int:

@@ -12,9 +12,11 @@ from supermesh.cli import main
 from supermesh.errors import SpecError
 from supermesh.parallel import SerialExecutor
 from supermesh.topologies import arc_connectivity, build
-from supermesh.trees.allsizes import cases_for, family_statement
-from supermesh.trees.prove import parse_family, parse_sizes, prove_family
-from supermesh.trees.prove_size import SizeTask, prove_size, recheck_document
+from supermesh.trees.prove.certificate import recheck_document
+from supermesh.trees.prove.family import parse_family, parse_sizes, prove_family
+from supermesh.trees.prove.result import SizeTask
+from supermesh.trees.prove.size import prove_size
+from supermesh.trees.prove.statement import cases_for, family_statement
 
 SERIAL = SerialExecutor()
 
@@ -158,7 +160,7 @@ def test_no_partial_file_after_an_interrupted_write(tmp_path, monkeypatch):
 
 
 def test_interrupted_sweep_keeps_finished_files_whole(tmp_path, monkeypatch):
-    import supermesh.trees.prove_size as ps
+    import supermesh.trees.prove.size as ps
 
     real = ps._compute
 
@@ -243,7 +245,7 @@ def test_cli_errors_and_interrupt(capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("supermesh.trees.prove.prove_family", interrupted)
+    monkeypatch.setattr("supermesh.trees.prove.family.prove_family", interrupted)
     monkeypatch.setattr("supermesh.cli.prove.prove_family", interrupted)
     code, _, err = run(capsys, "smbi", "--sizes", "2..3", "--workers", "1")
     assert code == 130

@@ -21,13 +21,14 @@ from supermesh.cli import main
 from supermesh.errors import SpecError, TopologyError
 from supermesh.topologies import build
 from supermesh.topologies.model import compute_nodes
-from supermesh.trees.bounds import check_roots
-from supermesh.trees.heights import working_network
+from supermesh.trees.bounds.counts import check_roots
+from supermesh.trees.bounds.heights import working_network
 from supermesh.trees.model import Tree, TreePacking, TreeSet
-from supermesh.trees.roots import partition_lower_bound, root_set_size, root_sets
-from supermesh.trees.roots_order import ORDER_WORK, pipeline_steps
-from supermesh.trees.roots_paper import paper_root_sets
-from supermesh.trees.roots_symmetry import grid_symmetries, orbit_of, orbit_parents
+from supermesh.trees.roots.order import ORDER_WORK, pipeline_steps
+from supermesh.trees.roots.paper import paper_root_sets
+from supermesh.trees.roots.sets import root_sets
+from supermesh.trees.roots.size import partition_lower_bound, root_set_size
+from supermesh.trees.roots.symmetry import grid_symmetries, orbit_of, orbit_parents
 from supermesh.verify import check_packing
 
 _CACHE: dict[tuple[str, str, str], TreePacking] = {}
@@ -309,8 +310,8 @@ def test_orbit_solve_reports_its_work():
     """The symmetric solve spends CP-SAT work, not seconds: cut by a tiny budget it repeats
     exactly and says so; with room it finds trees of the bound (checked by verify) and reports
     the work it spent."""
-    from supermesh.trees.heights import bfs_distances
-    from supermesh.trees.roots_symmetry import orbit_solve
+    from supermesh.trees.bounds.heights import bfs_distances
+    from supermesh.trees.roots.symmetry import orbit_solve
 
     G = build("smbi:8x8")
     net = working_network(G)
@@ -342,7 +343,7 @@ def test_partition_search_spends_a_work_budget():
     20 s) and the work spent, at least the fixed charge for every probe; these small grids end
     the search before it."""
     from supermesh.trees.cpsat import DTIME_PER_WORKER_SECOND
-    from supermesh.trees.roots_search import PROBE_WORK
+    from supermesh.trees.roots.search import PROBE_WORK
 
     for spec in ["smbi:4x4", "smalter:6x6"]:
         st = solved(spec).stats

@@ -18,8 +18,9 @@ from supermesh.export.table import CSV_HEADER, schedule_csv
 from supermesh.topologies import build
 from supermesh.topologies.model import compute_nodes
 from supermesh.trees.model import Tree
-from supermesh.trees.schedule import Schedule, build_schedule, chunks_for
-from supermesh.trees.table_size import TableEncoding, table_bytes
+from supermesh.trees.schedule.build import build_schedule, chunks_for
+from supermesh.trees.schedule.model import Schedule
+from supermesh.trees.schedule.size import TableEncoding, table_bytes
 
 IN_PHASES = ("rs", "reduce")
 

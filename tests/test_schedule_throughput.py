@@ -34,12 +34,14 @@ from supermesh.testing.mutations import drop_entry, swap_steps
 from supermesh.topologies import build
 from supermesh.topologies.model import compute_nodes
 from supermesh.trees.model import Tree, TreePacking, TreeSet
-from supermesh.trees.schedule import Schedule, build_schedule, split_block
-from supermesh.trees.table_size import TableEncoding, table_bytes
-from supermesh.trees.throughput import pack_throughput
+from supermesh.trees.schedule.build import build_schedule
+from supermesh.trees.schedule.model import Schedule
+from supermesh.trees.schedule.size import TableEncoding, table_bytes
+from supermesh.trees.schedule.weighted import split_block
+from supermesh.trees.throughput.pack import pack_throughput
 from supermesh.verify import check_schedule
-from supermesh.verify.deadlock import check_deadlock
-from supermesh.verify.fifo import is_periodic, table_model
+from supermesh.verify.deadlock.analysis import check_deadlock
+from supermesh.verify.deadlock.fifo import is_periodic, table_model
 from supermesh.verify.files import check_file
 
 COLLS = ("allgather", "reducescatter", "allreduce")
@@ -91,8 +93,8 @@ def replay(s: Schedule) -> bool:
     """Move every chunk through the link FIFOs (order: phase, set, chunk index, step).
 
     Returns False if the FIFOs get stuck (a deadlock with a receive slot per row, which never
-    holds a link: see supermesh.verify.fifo); asserts that every chunk is delivered and every
-    reduction holds each rank once.
+    holds a link: see supermesh.verify.deadlock.fifo); asserts that every chunk is delivered and
+    every reduction holds each rank once.
     """
     order = {"rs": 0, "ag": 1}
     fifo = defaultdict(list)

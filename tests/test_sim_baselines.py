@@ -15,7 +15,7 @@ from supermesh.sim import (
     run_program,
     simulate_baseline,
 )
-from supermesh.sim.baselines import grid_cycle, grid_cycle_but_corner
+from supermesh.sim.baselines.routes import grid_cycle, grid_cycle_but_corner
 from supermesh.topologies import build
 
 

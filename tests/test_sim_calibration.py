@@ -15,7 +15,7 @@ from _sim_trees import corner_trees, side_trees
 from supermesh.sim import simulate
 from supermesh.topologies import build
 from supermesh.trees.model import Tree
-from supermesh.trees.packing import pack_trees
+from supermesh.trees.packing.search import pack_trees
 
 
 def rel_error(value: float, reference: float) -> float:

@@ -16,7 +16,7 @@ from supermesh.sim import PhaseBuilder, Program, get_preset, run_program, simula
 from supermesh.sim.engine import _PhaseRun
 from supermesh.sim.packing import packing_program
 from supermesh.topologies import build
-from supermesh.trees.throughput import pack_throughput
+from supermesh.trees.throughput.pack import pack_throughput
 
 
 def assert_same(program: Program) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from supermesh.topologies import build
 from supermesh.trees.model import TreePacking
-from supermesh.trees.packing import pack_trees
+from supermesh.trees.packing.search import pack_trees
 from supermesh.verify import check_certificate, check_packing
 
 

@@ -1,4 +1,4 @@
-"""Weighted packings in rate (verify/rates.py): hand-built packings, dispatch, mutations."""
+"""Weighted packings in rate (verify/trees/rates.py): hand-built packings, dispatch, mutations."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from supermesh.topologies import build
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.verify import check_disjoint, check_packing
 from supermesh.verify.files import check_document
-from supermesh.verify.rates import check_weighted_packing, is_weighted_packing, rate_report
+from supermesh.verify.trees.rates import check_weighted_packing, is_weighted_packing, rate_report
 
 MESH22 = build("mesh:2x2")  # 0 1 / 2 3, one link each way between grid neighbours
 QUARTER = {0: 1, 1: 3, 3: 2, 2: 0}  # a quarter turn of the 2x2 grid
@@ -152,7 +152,7 @@ GRIDS = ("mesh:2x2", "mesh:3x3", "smbi:2x2", "smbi:3x3", "mesh:2x3")
 
 @cache
 def _made(spec: str, direction: str, parts: int | str | None) -> TreePacking:
-    from supermesh.trees.throughput import pack_throughput
+    from supermesh.trees.throughput.pack import pack_throughput
 
     return pack_throughput(build(spec), direction=direction, parts=parts)
 

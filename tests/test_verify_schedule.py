@@ -14,9 +14,9 @@ from supermesh.testing.mutations import drop_dependency, drop_entry, move_entry,
 from supermesh.testing.strategies import schedules, topology_specs
 from supermesh.topologies import build
 from supermesh.trees.model import Tree, TreePacking, TreeSet
-from supermesh.trees.packing import pack_trees
-from supermesh.trees.schedule import build_schedule
-from supermesh.trees.schedule_model import Schedule
+from supermesh.trees.packing.search import pack_trees
+from supermesh.trees.schedule.build import build_schedule
+from supermesh.trees.schedule.model import Schedule
 from supermesh.verify import check_deadlock, check_packing, check_schedule, errors
 
 MESH22 = build("mesh:2x2")  # 0 1 / 2 3

@@ -3,7 +3,7 @@
 networkx max-flow rejects multigraphs and is slow at scale; igraph's push-relabel is fast. Parallel
 arcs collapse into one arc whose capacity is their number (the multiplicity): that is what
 arc-disjointness counts, whatever the arcs' bandwidths. The arcs' bandwidths are kept beside it
-for the throughput cuts (:mod:`supermesh.trees.throughput_bound`, :mod:`supermesh.sim.bounds`).
+for the throughput cuts (:mod:`supermesh.trees.bounds.throughput`, :mod:`supermesh.sim.bounds`).
 """
 
 from __future__ import annotations

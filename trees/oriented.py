@@ -3,7 +3,7 @@
 Stored trees (:class:`~supermesh.trees.model.Tree`) keep the arcs the data use: out-trees
 parent -> child, in-trees child -> parent. :func:`orient` turns either into an
 :class:`OrientedTree` (parent -> child), which the FIFO ordering
-(:mod:`supermesh.trees.fifo_order`), the simulator's programs and the drawings share.
+(:mod:`supermesh.trees.schedule.fifo`), the simulator's programs and the drawings share.
 """
 
 from __future__ import annotations

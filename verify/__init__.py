@@ -5,6 +5,18 @@ every check recounts from the topology and the claimed objects, so a user can tr
 without trusting the solver that made it. Checkers return a list of
 :class:`~supermesh.verify.findings.Finding` (empty means valid).
 
+- :mod:`~supermesh.verify.files`: :func:`check_file`, any file the tool writes, by its
+  ``format`` field (what ``supermesh verify`` runs).
+- :mod:`~supermesh.verify.trees`: trees, packings, certificates, weighted rates.
+- :mod:`~supermesh.verify.schedule`: schedule tables (links, FIFO steps, data flow, ranges).
+- :mod:`~supermesh.verify.deadlock`: deadlock freedom of tables and tree schedules.
+- :mod:`~supermesh.verify.findings`: the :class:`Finding` every checker returns.
+
+Imports (enforced by ``tests/test_layout.py``): verify reads only the data types of the other
+engines (:mod:`supermesh.topologies`, :mod:`supermesh.trees.model`,
+:mod:`supermesh.trees.oriented`, :mod:`supermesh.trees.schedule.model`), never an algorithm of
+:mod:`supermesh.trees` or :mod:`supermesh.sim`.
+
 Examples
 --------
 >>> from supermesh.topologies import build
@@ -15,74 +27,50 @@ Examples
 ['height-mismatch']
 """
 
-from supermesh.verify.certificates import (
-    check_certificate,
-    check_edmonds_certificate,
-    check_frank_certificate,
-    check_height_claim,
-    crossing_arcs,
-    eccentricity,
-)
-from supermesh.verify.deadlock import (
-    DeadlockReport,
-    check_deadlock,
-    dependency_graph,
-    fifo_model,
-    fifo_orders,
-    wait_for_graph,
-)
-from supermesh.verify.fifo import FifoModel, Transfer, table_model
-from supermesh.verify.files import FileReport, check_document, check_file
-from supermesh.verify.findings import Finding, errors, format_finding
-from supermesh.verify.rates import (
-    RateReport,
-    check_weighted_packing,
-    is_weighted_packing,
-    rate_report,
-)
-from supermesh.verify.schedule import check_schedule
-from supermesh.verify.tree_schedule import TreeSchedule, transfers, tree_model
-from supermesh.verify.trees import (
-    check_disjoint,
-    check_packing,
-    check_rates,
-    check_tree,
-    span_nodes,
-)
+from supermesh._lazy import lazy_exports
 
-__all__ = [
-    "DeadlockReport",
-    "FifoModel",
-    "FileReport",
-    "Finding",
-    "RateReport",
-    "Transfer",
-    "TreeSchedule",
-    "check_certificate",
-    "check_deadlock",
-    "check_disjoint",
-    "check_document",
-    "check_edmonds_certificate",
-    "check_file",
-    "check_frank_certificate",
-    "check_height_claim",
-    "check_packing",
-    "check_rates",
-    "check_schedule",
-    "check_tree",
-    "check_weighted_packing",
-    "crossing_arcs",
-    "dependency_graph",
-    "eccentricity",
-    "errors",
-    "fifo_model",
-    "fifo_orders",
-    "format_finding",
-    "is_weighted_packing",
-    "rate_report",
-    "span_nodes",
-    "table_model",
-    "transfers",
-    "tree_model",
-    "wait_for_graph",
-]
+# public name -> module defining it (imported on first use)
+_EXPORTS: dict[str, str] = {
+    # any file the tool writes
+    "FileReport": "supermesh.verify.files",
+    "check_document": "supermesh.verify.files",
+    "check_file": "supermesh.verify.files",
+    "Finding": "supermesh.verify.findings",
+    "errors": "supermesh.verify.findings",
+    "format_finding": "supermesh.verify.findings",
+    # trees, certificates, weighted rates
+    "check_tree": "supermesh.verify.trees.packing",
+    "check_disjoint": "supermesh.verify.trees.packing",
+    "check_packing": "supermesh.verify.trees.packing",
+    "check_rates": "supermesh.verify.trees.packing",
+    "span_nodes": "supermesh.verify.trees.packing",
+    "check_certificate": "supermesh.verify.trees.certificates",
+    "check_edmonds_certificate": "supermesh.verify.trees.certificates",
+    "check_frank_certificate": "supermesh.verify.trees.certificates",
+    "check_height_claim": "supermesh.verify.trees.certificates",
+    "crossing_arcs": "supermesh.verify.trees.certificates",
+    "eccentricity": "supermesh.verify.trees.certificates",
+    "RateReport": "supermesh.verify.trees.rates",
+    "check_weighted_packing": "supermesh.verify.trees.rates",
+    "is_weighted_packing": "supermesh.verify.trees.rates",
+    "rate_report": "supermesh.verify.trees.rates",
+    # schedule tables
+    "check_schedule": "supermesh.verify.schedule.tables",
+    # deadlock freedom
+    "DeadlockReport": "supermesh.verify.deadlock.analysis",
+    "check_deadlock": "supermesh.verify.deadlock.analysis",
+    "dependency_graph": "supermesh.verify.deadlock.analysis",
+    "fifo_model": "supermesh.verify.deadlock.analysis",
+    "fifo_orders": "supermesh.verify.deadlock.analysis",
+    "wait_for_graph": "supermesh.verify.deadlock.analysis",
+    "FifoModel": "supermesh.verify.deadlock.fifo",
+    "Transfer": "supermesh.verify.deadlock.fifo",
+    "table_model": "supermesh.verify.deadlock.fifo",
+    "TreeSchedule": "supermesh.verify.deadlock.tree_schedule",
+    "transfers": "supermesh.verify.deadlock.tree_schedule",
+    "tree_model": "supermesh.verify.deadlock.tree_schedule",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+
+__all__ = list(_EXPORTS)

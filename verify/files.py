@@ -8,16 +8,16 @@
 ``supermesh-trees``
     The topology it names (a spec, or the path of a topology file, relative to the tree file if
     it is not found as given) is built and the packing checked with
-    :func:`~supermesh.verify.trees.check_packing`. A weighted packing (``method="colgen"``,
+    :func:`~supermesh.verify.trees.packing.check_packing`. A weighted packing (``method="colgen"``,
     several trees per root with shares) is checked in rate
-    (:func:`~supermesh.verify.rates.check_weighted_packing`); the report gives the exact rate
+    (:func:`~supermesh.verify.trees.rates.check_weighted_packing`); the report gives the exact rate
     its shares allow (``extra["rate"]``).
 ``supermesh-schedule``
     The topology is found the same way; the table is checked with
-    :func:`~supermesh.verify.schedule.check_schedule` and, unless its dependencies are broken,
-    analysed with :func:`~supermesh.verify.deadlock.check_deadlock` (one buffer slot per link):
-    a cycle is a ``deadlock-cycle`` finding, and the verdict with its argument is in the report
-    (``extra["deadlock"]``).
+    :func:`~supermesh.verify.schedule.tables.check_schedule` and, unless its dependencies are
+    broken, analysed with :func:`~supermesh.verify.deadlock.analysis.check_deadlock` (one buffer
+    slot per link): a cycle is a ``deadlock-cycle`` finding, and the verdict with its argument is in
+    the report (``extra["deadlock"]``).
 
 A document of the wrong shape (not an object, a field of the wrong type) raises
 :class:`~supermesh.errors.InputFileError`; everything that can be said about a well-formed
@@ -37,13 +37,13 @@ from supermesh.topologies.io import from_json, read_json_file
 from supermesh.topologies.model import ARC_CLASSES, NODE_KINDS, arcs
 from supermesh.topologies.spec import build, parse_spec
 from supermesh.trees.model import TreePacking
-from supermesh.trees.schedule_model import Schedule
-from supermesh.verify.deadlock import check_deadlock
-from supermesh.verify.fifo import PERIODIC_CHUNKS, is_periodic
+from supermesh.trees.schedule.model import Schedule
+from supermesh.verify.deadlock.analysis import check_deadlock
+from supermesh.verify.deadlock.fifo import PERIODIC_CHUNKS, is_periodic
 from supermesh.verify.findings import Finding
-from supermesh.verify.rates import is_weighted_packing, rate_report
-from supermesh.verify.schedule import check_schedule
-from supermesh.verify.trees import check_packing
+from supermesh.verify.schedule.tables import check_schedule
+from supermesh.verify.trees.packing import check_packing
+from supermesh.verify.trees.rates import is_weighted_packing, rate_report
 
 __all__ = ["MAX_CHIPLETS", "MAX_TRANSFERS", "FileReport", "check_document", "check_file"]
 

@@ -20,11 +20,11 @@ Codes (stable; tests and scripts may match on them)
     ``certificate-malformed``, ``certificate-invalid``, ``deadlock-cycle``, ``spec-mismatch``,
     ``self-loop``, ``bad-attribute``, ``key-gap``, ``isolated-node``.
 
-    Weighted packings (:mod:`supermesh.verify.rates`): ``share-mismatch``, ``share-sum``,
+    Weighted packings (:mod:`supermesh.verify.trees.rates`): ``share-mismatch``, ``share-sum``,
     ``rank-without-tree``, ``rate-claim-too-high``, ``rate-unclaimed``, ``rate-above-bound``,
     ``optimal-rate-gap``.
 
-    Schedule tables (:mod:`supermesh.verify.schedule`): ``entry-id``, ``bad-field``,
+    Schedule tables (:mod:`supermesh.verify.schedule.tables`): ``entry-id``, ``bad-field``,
     ``ranks-mismatch``, ``ranks-left-out`` (warning), ``roots-mismatch``, ``table-mismatch``,
     ``dep-missing``,
     ``dep-chunks``, ``deps-incomplete``, ``dep-unrelated``, ``fifo-step``, ``fifo-order``,

@@ -10,7 +10,7 @@ import click
 from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
 from supermesh.errors import SpecError
 from supermesh.topologies import compute_nodes
-from supermesh.trees.bounds import CountBound, RootsBound, check_roots, max_trees_free
+from supermesh.trees.bounds.counts import CountBound, RootsBound, check_roots, max_trees_free
 from supermesh.trees.rootspec import resolve_roots
 
 _ROOTS_HELP = (
@@ -106,7 +106,7 @@ def _cut_text(cert: dict[str, Any], collective: str) -> str:
 
 
 def _collective_bound(G: Any, spec: str, collective: str, as_json: bool) -> None:
-    from supermesh.trees.throughput_bound import throughput_bound
+    from supermesh.trees.bounds.throughput import throughput_bound
 
     result = throughput_bound(G, collective)
     doc: dict[str, Any] = {"topology": G.graph.get("spec", spec)} | result.to_json()

@@ -64,8 +64,8 @@ def run(
     max_height: int | None,
     time_limit: float,
 ) -> tuple[Any, Any]:
-    """Parse the options into one :func:`supermesh.trees.design.design` call: ``(base, result)``."""
-    from supermesh.trees.design import design as run_design
+    """Parse the options into one :func:`~supermesh.trees.design.design` call: (base, result)."""
+    from supermesh.trees.design.optimise import design as run_design
     from supermesh.trees.rootspec import resolve_roots
 
     G = load_spec(base)

@@ -6,8 +6,8 @@ import click
 from rich.table import Table
 
 from supermesh.cli.common import emit_json, stdout_console
-from supermesh.trees.prove import FamilyProof, parse_family, parse_sizes, prove_family
-from supermesh.trees.prove_size import CHOICES, ChoiceProof
+from supermesh.trees.prove.family import FamilyProof, parse_family, parse_sizes, prove_family
+from supermesh.trees.prove.result import CHOICES, ChoiceProof
 
 _FAMILY_HELP = (
     "FAMILY is a family name with options but no size: smbi, smalter, smalter,corners=4, "

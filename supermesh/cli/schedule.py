@@ -1,16 +1,16 @@
 """``supermesh schedule``: per-chiplet schedule tables as CSV, JSON or MSCCL XML.
 
 Without ``--trees`` the trees are computed by the trees engine
-(:func:`supermesh.trees.collective_trees.collective_trees`, algorithm ``pipeline``, the same
+(:func:`supermesh.trees.schedule.collective.collective_trees`, algorithm ``pipeline``, the same
 rules ``supermesh sim`` uses). AllReduce: one set of height-optimal trees on ``--roots`` (default
 the 4 corners; on a mesh, where 4 corner trees cannot exist, TTO's 3 corner trees with the fourth
 corner relaying). Broadcast / Reduce: as many trees from the first root (default the first
 corner) as Edmonds' theorem allows. ReduceScatter / AllGather: one tree per chiplet, in the root
 sets given as ``--roots "0,5,10,15;1,6,11,12;..."`` or by default the optimised root sets of
-:func:`supermesh.trees.roots.root_sets`. ReduceScatter and Reduce use in-trees.
+:func:`supermesh.trees.roots.sets.root_sets`. ReduceScatter and Reduce use in-trees.
 ``--algorithm throughput`` (ReduceScatter / AllGather / AllReduce): every chiplet roots several
 trees with equal shares of its data, all at once
-(:func:`supermesh.trees.collective_trees.throughput_packing`, trees per chiplet chosen for
+(:func:`supermesh.trees.schedule.collective.throughput_packing`, trees per chiplet chosen for
 ``--size``). Sizes are read by :func:`supermesh.units.parse_size`.
 """
 
@@ -26,9 +26,10 @@ from rich.table import Table
 from supermesh.cli.common import SPEC_HELP, load_spec, stdout_console
 from supermesh.errors import SpecError
 from supermesh.topologies.io import read_json_file, write_text_atomic
-from supermesh.trees.collective_trees import COLLECTIVE_ALGORITHMS
 from supermesh.trees.model import TreePacking
-from supermesh.trees.schedule import COLLECTIVES, Schedule, build_schedule
+from supermesh.trees.schedule.build import build_schedule
+from supermesh.trees.schedule.collective import COLLECTIVE_ALGORITHMS
+from supermesh.trees.schedule.model import COLLECTIVES, Schedule
 from supermesh.units import parse_size
 
 _FORMATS = ("csv", "json", "msccl")
@@ -54,7 +55,7 @@ def compute_packings(
     roots : str, optional
         ``--roots`` as given (ReduceScatter / AllGather: sets split by ``;``).
     algorithm : {"pipeline", "paper", "tto", "throughput"}
-        See :mod:`supermesh.trees.collective_trees`.
+        See :mod:`supermesh.trees.schedule.collective`.
     nbytes : int, optional
         Collective size (``throughput``: sets the number of trees per chiplet).
 
@@ -68,7 +69,7 @@ def compute_packings(
     InfeasibleError
         The roots admit no arc-disjoint trees (with Edmonds' certificate).
     """
-    from supermesh.trees.collective_trees import collective_trees
+    from supermesh.trees.schedule.collective import collective_trees
 
     return collective_trees(G, collective, algorithm=algorithm, roots=roots, nbytes=nbytes)
 
@@ -103,7 +104,7 @@ def render(schedule: Schedule, fmt: str, **msccl: Any) -> str:
 
 
 def _summary(schedule: Schedule, fmt: str, output: str) -> Table:
-    from supermesh.trees.table_size import TableEncoding, table_bytes
+    from supermesh.trees.schedule.size import TableEncoding, table_bytes
 
     enc = TableEncoding.for_schedule(schedule)
     size = table_bytes(schedule, enc)

@@ -1,7 +1,7 @@
 """``supermesh trees``: arc-disjoint trees of the smallest heights, or the proof there are none.
 
 ``--throughput``: weighted trees for every chiplet reaching the optimal ReduceScatter /
-AllGather rate with the smallest heights (:func:`supermesh.trees.throughput.pack_throughput`).
+AllGather rate with the smallest heights (:func:`supermesh.trees.throughput.pack.pack_throughput`).
 """
 
 from __future__ import annotations
@@ -55,9 +55,9 @@ def run(
     max_height: int | None,
 ) -> tuple[nx.MultiDiGraph, TreePacking]:
     """Parse the options into a library call; return the topology and the packing."""
-    from supermesh.trees import baselines
-    from supermesh.trees.construct import construct_trees
-    from supermesh.trees.packing import pack_trees
+    from supermesh.trees.packing import baselines
+    from supermesh.trees.packing.construct import construct_trees
+    from supermesh.trees.packing.search import pack_trees
     from supermesh.trees.rootspec import resolve_roots
 
     G = load_spec(spec)
@@ -140,7 +140,7 @@ def run_root_sets(
     max_height: int | None,
 ) -> tuple[nx.MultiDiGraph, TreePacking]:
     """``--root-sets``: check the options, then partition and pack (library ``root_sets``)."""
-    from supermesh.trees.roots import root_sets
+    from supermesh.trees.roots.sets import root_sets
 
     if roots_text is not None or max_height is not None:
         raise SpecError(
@@ -184,7 +184,7 @@ def run_throughput(
     time_limit: float | None,
 ) -> tuple[nx.MultiDiGraph, TreePacking]:
     """``--throughput``: check the options, then call ``pack_throughput``."""
-    from supermesh.trees.throughput import pack_throughput
+    from supermesh.trees.throughput.pack import pack_throughput
 
     collective = collective or ("reducescatter" if direction == "in" else "allgather")
     if collective == "allgather" and direction == "in":
@@ -394,7 +394,7 @@ def trees(
     weighted trees per chiplet, all at once), its cut bound, the rate it reaches and the rate
     per height cap.
     """
-    from supermesh.trees.heights import root_eccentricities
+    from supermesh.trees.bounds.heights import root_eccentricities
 
     if throughput_flag:
         given = {"--roots": roots_text, "--k": k, "--root-sets": root_sets_flag or None}

@@ -21,11 +21,12 @@ from matplotlib.ticker import EngFormatter
 
 from supermesh.draw.common import lighten, new_figure, tree_color
 from supermesh.errors import SupermeshError
-from supermesh.sim.collectives import OrientedTree, check_collective, orient, tree_program
+from supermesh.sim.collectives import check_collective, tree_program
 from supermesh.sim.engine import run_program
 from supermesh.sim.presets import SimParams, get_preset
 from supermesh.topologies.model import Arc
 from supermesh.trees.model import Tree, TreePacking, TreeSet
+from supermesh.trees.oriented import OrientedTree, orient
 
 __all__ = ["Timeline", "Transfer", "draw_pipeline", "pipeline_timeline"]
 

@@ -1,13 +1,13 @@
 """Throughput packings drawn: link loads with the bottleneck cut, and the weighted trees of one
 rank (the rate-height trade-off is in :mod:`supermesh.draw.tradeoff`).
 
-A throughput packing (:func:`supermesh.trees.throughput.pack_throughput`) runs every tree at once,
-each carrying a share of its root's data. At algorithm bandwidth ``rho`` (links) a rank sends at
-``rho / n`` link units, so arc ``a`` carries ``rho / n * (sum of the shares of the trees using
+A throughput packing (:func:`supermesh.trees.throughput.pack.pack_throughput`) runs every tree at
+once, each carrying a share of its root's data. At algorithm bandwidth ``rho`` (links) a rank sends
+at ``rho / n`` link units, so arc ``a`` carries ``rho / n * (sum of the shares of the trees using
 a)``, at most its bandwidth. :func:`link_loads` computes these loads exactly (also for root sets
 run one after another, the paper's scheme), :func:`draw_link_load` colours every directed link by
 its load and shades the bottleneck cut of
-:func:`~supermesh.trees.throughput_bound.throughput_bound`, and :func:`draw_root_trees` draws the
+:func:`~supermesh.trees.bounds.throughput.throughput_bound`, and :func:`draw_root_trees` draws the
 trees one rank roots with their shares.
 
 References
@@ -36,9 +36,9 @@ from supermesh.draw.trees import draw_trees
 from supermesh.draw.utilization import CMAP, draw_utilization
 from supermesh.errors import SupermeshError, TopologyError
 from supermesh.topologies.model import Arc, arcs
+from supermesh.trees.bounds.throughput import exact_fraction, throughput_bound
 from supermesh.trees.model import Tree, TreePacking
-from supermesh.trees.throughput_bound import exact_fraction, throughput_bound
-from supermesh.trees.throughput_rates import root_shares as normalised_shares
+from supermesh.trees.throughput.rates import root_shares as normalised_shares
 
 __all__ = [
     "CUT_COLOR",
@@ -149,7 +149,7 @@ def link_loads(
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.throughput import pack_throughput
+    >>> from supermesh.trees.throughput.pack import pack_throughput
     >>> G = build("smbi:4x4")
     >>> loads = link_loads(G, pack_throughput(G))
     >>> loads.rate, loads.max_load, len(loads.busiest) > 0
@@ -243,7 +243,7 @@ def draw_link_load(
     crossing the cut run at 100%. The two directions of a link sit side by side, each to the
     right of its direction of travel, as in
     :func:`~supermesh.draw.utilization.draw_utilization` (whose colours this reuses). The cut
-    ``S`` of :func:`~supermesh.trees.throughput_bound.throughput_bound` (AllGather for
+    ``S`` of :func:`~supermesh.trees.bounds.throughput.throughput_bound` (AllGather for
     out-trees, ReduceScatter for in-trees) is shaded: its nodes must receive (send) the data of
     the ranks outside through the arcs entering (leaving) it, so no packing beats
     ``n B(S) / |R \\ S|``.
@@ -277,7 +277,7 @@ def draw_link_load(
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.throughput import pack_throughput
+    >>> from supermesh.trees.throughput.pack import pack_throughput
     >>> G = build("mesh:3x3")
     >>> fig = draw_link_load(G, pack_throughput(G))
     >>> [p.get_gid() for p in fig.axes[0].patches][:2]  # the cut: corner 0
@@ -373,7 +373,7 @@ def draw_root_trees(
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.throughput import pack_throughput
+    >>> from supermesh.trees.throughput.pack import pack_throughput
     >>> G = build("mesh:3x3")
     >>> fig = draw_root_trees(G, pack_throughput(G), 0)
     >>> [ax.get_title() for ax in fig.axes]

@@ -1,6 +1,6 @@
 """The rate-height trade-off of ReduceScatter / AllGather schedules, as points and a plot.
 
-A throughput packing (:func:`supermesh.trees.throughput.pack_throughput`) reaches the cut bound
+A throughput packing (:func:`supermesh.trees.throughput.pack.pack_throughput`) reaches the cut bound
 with trees as low as the eccentricity allows; capping each tree at its root's eccentricity
 (``root_slack=0``) can cost rate; an LP with no height cap (ForestColl does not look at heights)
 may grow taller trees; the paper's root sets (4 arc-disjoint trees per set, sets in turn) reach
@@ -29,8 +29,8 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 from supermesh.draw.common import new_figure, tree_color
 from supermesh.draw.throughput import collective_of, link_loads, normalised_shares
 from supermesh.errors import SupermeshError
+from supermesh.trees.bounds.throughput import throughput_bound
 from supermesh.trees.model import TreePacking
-from supermesh.trees.throughput_bound import throughput_bound
 
 __all__ = ["TradeoffPoint", "draw_tradeoff", "tradeoff_point"]
 
@@ -98,7 +98,7 @@ def tradeoff_point(
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.throughput import pack_throughput
+    >>> from supermesh.trees.throughput.pack import pack_throughput
     >>> G = build("mesh:3x3")
     >>> p = tradeoff_point(G, pack_throughput(G), "optimal")
     >>> p.rate, p.fraction, p.max_height

@@ -254,7 +254,7 @@ def draw_trees(
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.closedform import corner_trees
+    >>> from supermesh.trees.packing.closedform import corner_trees
     >>> G = build("smbi:4x4")
     >>> fig = draw_trees(G, corner_trees(G))
     >>> len(fig.axes), [t.get_text() for t in fig.axes[0].texts if t.get_gid() == "depth"][:4]

@@ -186,7 +186,7 @@ def busy_timeseries(program: Program, n_arcs: int, *, bins: int = 100) -> dict[s
     ----------
     program : Program
         From :func:`supermesh.sim.collectives.tree_program` or
-        :func:`supermesh.sim.baselines.baseline_program`.
+        :func:`supermesh.sim.baselines.dispatch.baseline_program`.
     n_arcs : int
         Number of directed links the share is taken over (all arcs of the topology).
     bins : int

@@ -32,7 +32,7 @@ Mapping (every tree of every set is kept; nothing falls back to a single tree)
   chiplets go to scratch (``s_chunks``); AllReduce accumulates in the output. Every program is
   valid in place and out of place.
 - Weighted tables (several trees per root, each carrying ``n`` of its block's ``C`` chunks,
-  :mod:`supermesh.trees.schedule`): every tree is kept, with ``n*S/C`` slots per loop, side by
+  :mod:`supermesh.trees.schedule.build`): every tree is kept, with ``n*S/C`` slots per loop, side by
   side inside its root's block in tree order (so its share of every loop is exactly its share
   of the table). ``S`` must make every ``n*S/C`` whole. When trees of different counts share a
   link, a loop cannot repeat the table's FIFO order (chunk index, step), so ``S = C``: one loop
@@ -75,7 +75,7 @@ from dataclasses import dataclass
 
 from supermesh.errors import SpecError
 from supermesh.export.msccl_steps import Step, StepBuilder, Threadblock, plan_slots
-from supermesh.trees.schedule_model import Schedule
+from supermesh.trees.schedule.model import Schedule
 
 __all__ = [
     "MscclLimits",
@@ -138,7 +138,7 @@ def msccl_program(
     Parameters
     ----------
     schedule : Schedule
-        From :func:`supermesh.trees.schedule.build_schedule`.
+        From :func:`supermesh.trees.schedule.build.build_schedule`.
     ranks : list of int, optional
         The GPUs (default: the schedule's ranks, its compute chiplets); must be ``0 .. n-1``.
     chunks_per_loop : int, optional
@@ -163,7 +163,7 @@ def msccl_program(
     --------
     >>> from supermesh.topologies import build
     >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
-    >>> from supermesh.trees.schedule import build_schedule
+    >>> from supermesh.trees.schedule.build import build_schedule
     >>> t = Tree(0, ((0, 1, 0), (0, 2, 0), (1, 3, 0)), 2)
     >>> p = TreePacking("mesh:2x2", "out", "optimal", sets=(TreeSet((t,)),))
     >>> prog = msccl_program(build_schedule(build("mesh:2x2"), "allreduce", p, chunks=4))
@@ -301,7 +301,7 @@ def msccl_xml(schedule: Schedule, **options: object) -> str:
     --------
     >>> from supermesh.topologies import build
     >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
-    >>> from supermesh.trees.schedule import build_schedule
+    >>> from supermesh.trees.schedule.build import build_schedule
     >>> t = Tree(0, ((0, 1, 0), (1, 3, 0), (3, 2, 0)), 3)
     >>> p = TreePacking("mesh:2x2", "out", "optimal", sets=(TreeSet((t,)),))
     >>> xml = msccl_xml(build_schedule(build("mesh:2x2"), "broadcast", p, chunks=2))

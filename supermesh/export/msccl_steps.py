@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from supermesh.errors import SpecError
-from supermesh.trees.schedule_model import PHASES, Schedule, ScheduleEntry
+from supermesh.trees.schedule.model import PHASES, Schedule, ScheduleEntry
 
 __all__ = ["Loc", "Step", "StepBuilder", "Threadblock", "plan_slots"]
 

@@ -10,7 +10,7 @@ chiplet, then entry id. Columns (header line first)::
 ``chiplet``
     The node whose table holds the row. ``role``: ``send`` if it is ``src``, ``recv`` if ``dst``.
 ``id`` .. ``on_recv``
-    The entry fields of :mod:`supermesh.trees.schedule` (same names as the JSON form):
+    The entry fields of :mod:`supermesh.trees.schedule.build` (same names as the JSON form):
     ``chunk_first``/``chunk_last`` the inclusive global chunk range, ``key`` the parallel link,
     ``step`` the position in the link's FIFO, ``deps`` the entry ids this one waits for,
     space-separated (empty when none), ``op`` what the sender does, ``on_recv`` what the receiver
@@ -27,7 +27,7 @@ from __future__ import annotations
 import csv
 import io
 
-from supermesh.trees.schedule_model import FIELDS, Schedule
+from supermesh.trees.schedule.model import FIELDS, Schedule
 
 __all__ = ["CSV_HEADER", "schedule_csv"]
 
@@ -42,7 +42,7 @@ def schedule_csv(schedule: Schedule) -> str:
     --------
     >>> from supermesh.topologies import build
     >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
-    >>> from supermesh.trees.schedule import build_schedule
+    >>> from supermesh.trees.schedule.build import build_schedule
     >>> t = Tree(0, ((0, 1, 0), (0, 2, 0), (1, 3, 0)), 2)
     >>> p = TreePacking("mesh:2x2", "out", "optimal", sets=(TreeSet((t,)),))
     >>> text = schedule_csv(build_schedule(build("mesh:2x2"), "broadcast", p, chunks=2))

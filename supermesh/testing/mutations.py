@@ -17,7 +17,7 @@ import dataclasses
 from collections import defaultdict
 
 from supermesh.trees.model import Tree, TreeSet
-from supermesh.trees.schedule_model import Schedule, ScheduleEntry
+from supermesh.trees.schedule.model import Schedule, ScheduleEntry
 
 __all__ = [
     "change_height",
@@ -94,7 +94,7 @@ def drop_dependency(schedule: Schedule, entry: int, dep: int) -> Schedule:
     --------
     >>> from supermesh.topologies import build
     >>> from supermesh.trees.model import TreePacking
-    >>> from supermesh.trees.schedule import build_schedule
+    >>> from supermesh.trees.schedule.build import build_schedule
     >>> t = Tree(0, ((0, 1, 0), (0, 2, 0), (1, 3, 0)), 2)
     >>> s = build_schedule(build("mesh:2x2"), "broadcast",
     ...                    TreePacking("mesh:2x2", "out", "optimal", (TreeSet((t,)),)))

@@ -11,7 +11,7 @@
   search order, relay leaves pruned, exact heights) and sets of arc-disjoint ones.
 * :func:`collective_packings` / :func:`schedules`: tree packings shaped for a collective (one
   tree per chiplet for ReduceScatter / AllGather, one shared root for Broadcast / Reduce) and the
-  schedule tables :func:`supermesh.trees.schedule.build_schedule` makes from them.
+  schedule tables :func:`supermesh.trees.schedule.build.build_schedule` makes from them.
 
 Examples
 --------
@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from supermesh.topologies.model import add_arc, add_node, new_topology
 from supermesh.topologies.spec import build
 from supermesh.trees.model import Tree, TreePacking, TreeSet
-from supermesh.trees.schedule_model import COLLECTIVES, Schedule
+from supermesh.trees.schedule.model import COLLECTIVES, Schedule
 
 __all__ = [
     "FAMILY_SPACES",
@@ -350,7 +350,7 @@ def schedules(
 
     ``G`` defaults to a small symmetric random graph with every arc doubled (relays allowed).
     """
-    from supermesh.trees.schedule import build_schedule
+    from supermesh.trees.schedule.build import build_schedule
 
     if G is None:
         G = draw(

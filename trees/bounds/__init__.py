@@ -1,0 +1,59 @@
+"""Bounds with proof: how many trees fit, how low they can be, how fast a collective can run.
+
+Everything here answers "what is possible?" and comes with the object that proves it, so that
+:mod:`supermesh.verify` can recount it:
+
+- :mod:`~supermesh.trees.bounds.counts`: Edmonds' branching theorem for given roots and Frank's
+  theorem for free roots (:func:`check_roots`, :func:`max_trees_free`,
+  :func:`max_trees_from_root`), answered with a violated cut or subpartition.
+- :mod:`~supermesh.trees.bounds.flow`: the small-value max-flows from a super source behind
+  those checks (igraph).
+- :mod:`~supermesh.trees.bounds.frank`: free roots by Frank's and Cai's theorems.
+- :mod:`~supermesh.trees.bounds.heights`: BFS distances, eccentricities and the height lower
+  bound, on the direction-free *working network* every packing algorithm builds on.
+- :mod:`~supermesh.trees.bounds.throughput`: the exact ForestColl cut bound on ReduceScatter /
+  AllGather throughput, with its bottleneck cut.
+
+Why the height and throughput bounds live here and not beside their packers: a bound is a proof
+about the topology, used by several rooms (packing, roots, throughput, prove, the simulator) and
+never the other way round. This room uses only the shared data types of :mod:`supermesh.trees`.
+"""
+
+from supermesh._lazy import lazy_exports
+
+# public name -> module defining it (imported on first use)
+_EXPORTS: dict[str, str] = {
+    # tree counts (Edmonds, Frank)
+    "CountBound": "supermesh.trees.bounds.counts",
+    "RootsBound": "supermesh.trees.bounds.counts",
+    "check_roots": "supermesh.trees.bounds.counts",
+    "edmonds_deficit": "supermesh.trees.bounds.counts",
+    "in_degree_upper_bound": "supermesh.trees.bounds.counts",
+    "max_trees_free": "supermesh.trees.bounds.counts",
+    "max_trees_from_root": "supermesh.trees.bounds.counts",
+    "decide_free": "supermesh.trees.bounds.frank",
+    # the flow engine behind them
+    "ArcNet": "supermesh.trees.bounds.flow",
+    "arc_net": "supermesh.trees.bounds.flow",
+    "flow_to": "supermesh.trees.bounds.flow",
+    "rooted_failures": "supermesh.trees.bounds.flow",
+    # heights and the working network
+    "WorkingNetwork": "supermesh.trees.bounds.heights",
+    "working_network": "supermesh.trees.bounds.heights",
+    "check_direction": "supermesh.trees.bounds.heights",
+    "resolve_span": "supermesh.trees.bounds.heights",
+    "bfs_distances": "supermesh.trees.bounds.heights",
+    "eccentricities": "supermesh.trees.bounds.heights",
+    "root_eccentricities": "supermesh.trees.bounds.heights",
+    "tree_depths": "supermesh.trees.bounds.heights",
+    "height_lower_bound": "supermesh.trees.bounds.heights",
+    # throughput (the ForestColl cut bound)
+    "COLLECTIVES": "supermesh.trees.bounds.throughput",
+    "RateBound": "supermesh.trees.bounds.throughput",
+    "exact_fraction": "supermesh.trees.bounds.throughput",
+    "throughput_bound": "supermesh.trees.bounds.throughput",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+
+__all__ = list(_EXPORTS)

@@ -1,0 +1,48 @@
+"""From a collective to its trees and per-chiplet schedule tables.
+
+- :mod:`~supermesh.trees.schedule.collective`: :func:`collective_trees`, the one place that
+  decides which trees a named algorithm uses for a collective (``pipeline``, ``tto``, ``paper``,
+  ``throughput``), shared by the simulator, the tables and the report.
+- :mod:`~supermesh.trees.schedule.model`: the table data types (:class:`ScheduleEntry`,
+  :class:`Schedule`), JSON without loss.
+- :mod:`~supermesh.trees.schedule.build`: :func:`build_schedule`, the tables of a tree
+  collective; :mod:`~supermesh.trees.schedule.weighted` splits each block among a rank's weighted
+  trees; :mod:`~supermesh.trees.schedule.fifo` orders a link shared by many trees (a list
+  schedule, which the simulator runs too).
+- :mod:`~supermesh.trees.schedule.size`: bytes per chiplet in a stated compact encoding.
+
+Why :func:`collective_trees` lives here and not in a room of its own: choosing trees for a
+collective is the first step of every schedule, and the simulator reads the same choice. It is
+the one room that uses the others: :mod:`~supermesh.trees.packing`, :mod:`~supermesh.trees.roots`,
+:mod:`~supermesh.trees.throughput` and :mod:`~supermesh.trees.bounds`.
+"""
+
+from supermesh._lazy import lazy_exports
+
+# public name -> module defining it (imported on first use: CP-SAT loads slowly)
+_EXPORTS: dict[str, str] = {
+    # which trees
+    "COLLECTIVE_ALGORITHMS": "supermesh.trees.schedule.collective",
+    "collective_trees": "supermesh.trees.schedule.collective",
+    "natural_direction": "supermesh.trees.schedule.collective",
+    "throughput_packing": "supermesh.trees.schedule.collective",
+    # the tables
+    "CHUNK_BYTES": "supermesh.trees.schedule.model",
+    "COLLECTIVES": "supermesh.trees.schedule.model",
+    "FIELDS": "supermesh.trees.schedule.model",
+    "PHASES": "supermesh.trees.schedule.model",
+    "Schedule": "supermesh.trees.schedule.model",
+    "ScheduleEntry": "supermesh.trees.schedule.model",
+    "build_schedule": "supermesh.trees.schedule.build",
+    "chunks_for": "supermesh.trees.schedule.build",
+    "split_block": "supermesh.trees.schedule.weighted",
+    "FIFO_ROUNDS": "supermesh.trees.schedule.fifo",
+    "Job": "supermesh.trees.schedule.fifo",
+    "fifo_slots": "supermesh.trees.schedule.fifo",
+    "TableEncoding": "supermesh.trees.schedule.size",
+    "table_bytes": "supermesh.trees.schedule.size",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+
+__all__ = list(_EXPORTS)

@@ -1,0 +1,461 @@
+"""Which trees a named algorithm uses for a collective: one :class:`TreePacking` with every set.
+
+The one place the rules live (the simulator, ``supermesh schedule`` and ``supermesh report`` all
+ask here).
+
+========== ==================================================================================
+algorithm  trees
+========== ==================================================================================
+pipeline   height-optimal arc-disjoint trees (:func:`~supermesh.trees.packing.search.pack_trees`).
+           AllReduce: one set on ``roots`` (default the 4 corners; off grids the most distinct
+           roots :func:`~supermesh.trees.bounds.counts.max_trees_free` proves fit); without
+           ``roots``, where 4 corner trees cannot exist (the mesh: Edmonds' cut at a 2-link corner),
+           TTO's 3 corner trees with the fourth corner relaying
+           (:func:`~supermesh.trees.packing.baselines.tto`). ReduceScatter / AllGather: one tree per
+           chiplet, in the root sets of :func:`~supermesh.trees.roots.sets.root_sets` (partition and
+           running order optimised), or the sets given as ``"0,5,10,15;1,6,11,12;..."``. Broadcast /
+           Reduce: as many trees from the root (default the first corner; off grids the first of
+           those roots) as :func:`~supermesh.trees.bounds.counts.max_trees_from_root` proves fit
+           (Edmonds).
+tto        TTO's three corner trees (AllReduce only; Laskar et al., HPCA 2024)
+throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter then AllGather on the same
+           trees): every chiplet roots several trees carrying equal shares of its data, all
+           running at once, at the exact cut-bound rate with the smallest heights
+           (:func:`~supermesh.trees.throughput.pack.pack_throughput`, column generation; Zhao et
+           al., ForestColl, 2024). In-trees for ReduceScatter, out-trees otherwise. The part count
+           ``K`` (trees per chiplet) suits ``nbytes`` (:func:`throughput_packing`); without a
+           size ``parts="auto"``. Not for Broadcast / Reduce.
+paper      the SuperMesh paper's Algorithm 1
+(:func:`~supermesh.trees.packing.baselines.algorithm1`).
+           AllReduce: on ``roots``. ReduceScatter / AllGather: the paper's root order (one root
+           per side, outside in: :func:`~supermesh.trees.roots.paper.paper_root_sets`; rank
+           order off grids) in sets of 4, or fewer where 4 do not fit. Broadcast / Reduce: the
+           Edmonds count from the root, fewer where the procedure gets stuck. A set on which the
+           procedure gets stuck is packed optimally instead (not for AllReduce).
+========== ==================================================================================
+
+Status of the result: ``optimal`` only when every set is proven optimal (for root sets: also the
+partition, see :func:`~supermesh.trees.roots.sets.root_sets`); ``lower_bound`` is the largest proven
+set bound, ``objective`` the tallest tree. ``stats["rule"]`` says which rule chose the trees.
+
+References
+----------
+.. [1] S. Laskar et al., "SuperMesh: Energy-Efficient Collective Communications for
+   Accelerators", MICRO 2025 (Algorithm 1; corner AllReduce trees; section 4.2 root sets).
+.. [2] S. Laskar et al., "Enhancing Collective Communication in MCM Accelerators for Deep
+   Learning Training", HPCA 2024 (TTO).
+.. [3] J. Edmonds, "Edge-disjoint branchings", Combinatorial Algorithms, 1973.
+.. [4] L. Zhao et al., "ForestColl: Throughput-Optimal Collective Communications on Heterogeneous
+   Network Fabrics", arXiv:2402.06787, 2024.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+import networkx as nx
+
+from supermesh.errors import InfeasibleError, SolverError, SpecError, SupermeshError, TopologyError
+from supermesh.trees.model import TreePacking, TreeSet
+from supermesh.trees.schedule.model import COLLECTIVES
+
+__all__ = [
+    "COLLECTIVE_ALGORITHMS",
+    "collective_trees",
+    "natural_direction",
+    "throughput_packing",
+]
+
+COLLECTIVE_ALGORITHMS = ("pipeline", "paper", "tto", "throughput")
+PART_COUNTS = (1, 2, 3, 4, 6, 8, 12)
+"""Part counts (trees per chiplet) :func:`throughput_packing` chooses from."""
+
+
+def natural_direction(collective: str) -> str:
+    """The direction data flow in: ``in`` for ReduceScatter and Reduce, else ``out``.
+
+    Examples
+    --------
+    >>> natural_direction("reducescatter"), natural_direction("allreduce")
+    ('in', 'out')
+    """
+    return "in" if collective in ("reducescatter", "reduce") else "out"
+
+
+def _check(collective: str, algorithm: str, direction: str | None) -> tuple[str, str]:
+    name = str(collective).strip().lower().replace("-", "").replace("_", "")
+    if name not in COLLECTIVES:
+        raise SpecError(f"unknown collective {collective!r}", hint=f"use one of {COLLECTIVES}")
+    if algorithm not in COLLECTIVE_ALGORITHMS:
+        raise SpecError(
+            f"{algorithm!r} is not a tree algorithm", hint=f"use one of {COLLECTIVE_ALGORITHMS}"
+        )
+    if algorithm == "tto" and name != "allreduce":
+        raise SpecError("TTO is an AllReduce algorithm", hint="use --algorithm pipeline")
+    if algorithm == "throughput" and name in ("broadcast", "reduce"):
+        raise SpecError(
+            f"the throughput packing is for ReduceScatter / AllGather / AllReduce, not {name}",
+            hint="use --algorithm pipeline (as many trees from the root as Edmonds allows)",
+        )
+    direction = direction or natural_direction(name)
+    if direction not in ("out", "in"):
+        raise SpecError(f"unknown direction {direction!r}", hint="use 'out' or 'in'")
+    return name, direction
+
+
+def _usable(p: TreePacking) -> bool:
+    return p.status in ("optimal", "feasible") and bool(p.sets)
+
+
+def _pack(G: nx.MultiDiGraph, roots: Sequence[int], direction: str, limit: float) -> TreePacking:
+    from supermesh.trees.packing.search import pack_trees
+
+    return pack_trees(G, roots, direction=direction, time_limit=limit)
+
+
+def _algorithm1(G: nx.MultiDiGraph, roots: Sequence[int], direction: str) -> TreePacking:
+    from supermesh.trees.packing.baselines import algorithm1
+
+    try:
+        return algorithm1(G, roots, direction=direction)
+    except SolverError as exc:  # the procedure got stuck: no trees on these roots
+        spec = str(G.graph.get("spec", ""))
+        return TreePacking(spec, direction, "infeasible", stats={"why": str(exc)})
+
+
+def _merge(
+    G: nx.MultiDiGraph, packs: Sequence[TreePacking], direction: str, method: str
+) -> TreePacking:
+    """One packing holding every set of ``packs`` (optimal only if each one is)."""
+    if len(packs) == 1:
+        return packs[0]
+    sets: tuple[TreeSet, ...] = tuple(s for p in packs for s in p.sets)
+    status = "optimal" if all(p.status == "optimal" for p in packs) else "feasible"
+    bounds = [p.lower_bound for p in packs if p.lower_bound is not None]
+    return TreePacking(
+        topology=str(G.graph.get("spec", packs[0].topology)),
+        direction=direction,
+        status=status,
+        sets=sets,
+        lower_bound=max(bounds) if bounds else None,
+        objective=max(t.height for s in sets for t in s.trees),
+        method=method,
+        span=packs[0].span,
+        stats={"set_methods": [p.method for p in packs]},
+    )
+
+
+def _roots(G: nx.MultiDiGraph, text: str | None) -> list[int]:
+    from supermesh.trees.rootspec import resolve_roots
+
+    return resolve_roots(G, text or "corners")
+
+
+def _default_roots(G: nx.MultiDiGraph, direction: str) -> list[int]:
+    """The corners on a grid; elsewhere the most distinct roots that fit (Frank, proven)."""
+    from supermesh.trees.bounds.counts import max_trees_free
+
+    rows, cols = G.graph.get("rows"), G.graph.get("cols")
+    if rows is None or cols is None or G.graph.get("family") == "hexamesh":
+        return list(max_trees_free(G, direction=direction, distinct=True).roots)
+    return _roots(G, "corners")
+
+
+def _with_rule(p: TreePacking, rule: str, **extra: Any) -> TreePacking:
+    p.stats["rule"] = rule
+    p.stats.update(extra)
+    return p
+
+
+def _allreduce(
+    G: nx.MultiDiGraph, algorithm: str, roots: str | None, direction: str, limit: float
+) -> TreePacking:
+    from supermesh.trees.packing.baselines import tto
+
+    if algorithm == "tto":
+        return _with_rule(tto(G, direction=direction), "tto")
+    chosen = _roots(G, roots) if roots is not None else _default_roots(G, direction)
+    if algorithm == "paper":
+        packing = _algorithm1(G, chosen, direction)
+    else:
+        packing = _pack(G, chosen, direction, limit)
+    if _usable(packing):
+        return _with_rule(packing, f"{algorithm} on {roots or 'default roots'} {chosen}")
+    if algorithm == "pipeline" and roots is None:  # a mesh: 4 corner trees cannot exist
+        why = {"status": packing.status, "certificate": packing.certificate}
+        return _with_rule(tto(G, direction=direction), "tto (no 4 corner trees)", corners=why)
+    raise InfeasibleError(
+        f"no {algorithm} trees on the roots {roots or 'corners'}: {packing.status}",
+        certificate=packing.certificate or {},
+        hint="pick fewer roots, or roots with more links (see `supermesh bound`)",
+    )
+
+
+def _one_root(
+    G: nx.MultiDiGraph, algorithm: str, roots: str | None, direction: str, limit: float
+) -> TreePacking:
+    from supermesh.trees.bounds.counts import max_trees_from_root
+
+    root = (_roots(G, roots) if roots is not None else _default_roots(G, direction))[0]
+    k = max_trees_from_root(G, root, direction=direction).max_trees
+    packing: TreePacking | None = None
+    for count in range(max(k, 1), 0, -1):
+        packing = _set(G, algorithm, [root] * count, direction, limit)
+        if _usable(packing):
+            return _with_rule(packing, f"{algorithm} from {root}", max_trees_from_root=k)
+    raise SupermeshError(
+        f"no {algorithm} trees from chiplet {root}: {packing.status if packing else 'none'}"
+    )
+
+
+def _set(
+    G: nx.MultiDiGraph, algorithm: str, roots: Sequence[int], direction: str, limit: float
+) -> TreePacking:
+    """One set (Broadcast / Reduce, or one root set): Algorithm 1 falls back to the packer."""
+    if algorithm == "paper":
+        packing = _algorithm1(G, roots, direction)
+        if _usable(packing):
+            return packing
+    return _pack(G, roots, direction, limit)
+
+
+def _paper_order(G: nx.MultiDiGraph) -> list[int]:
+    """Every rank once, in the paper's root order (one per side, outside in) on grids."""
+    from supermesh.topologies.model import compute_nodes
+    from supermesh.trees.roots.paper import paper_root_sets
+
+    try:
+        return [r for group in paper_root_sets(G) for r in group]
+    except TopologyError:  # not a full grid: rank order
+        return compute_nodes(G)
+
+
+def _every_rank(
+    G: nx.MultiDiGraph,
+    algorithm: str,
+    roots: str | None,
+    direction: str,
+    limit: float,
+    fast: bool,
+) -> TreePacking:
+    if roots is not None:  # explicit sets, each packed as given
+        packs = []
+        for part in roots.split(";"):
+            chosen = _roots(G, part)
+            p = _set(G, algorithm, chosen, direction, limit)
+            if not _usable(p):
+                raise InfeasibleError(
+                    f"no {len(chosen)} arc-disjoint {direction}-trees with roots {chosen} fit "
+                    f"{G.graph.get('spec', 'this topology')}",
+                    certificate=p.certificate or {},
+                    hint="choose other --roots (see `supermesh bound`)",
+                )
+            packs.append(p)
+        return _with_rule(_merge(G, packs, direction, packs[0].method), "given root sets")
+    if algorithm == "pipeline":
+        from supermesh.trees.roots.sets import root_sets
+
+        packing = root_sets(
+            G,
+            time_limit=limit,
+            set_time_limit=limit,
+            direction=direction,
+            compare=False,
+            fast=fast,
+        )
+        if not _usable(packing):
+            raise InfeasibleError(
+                f"no root sets on {G.graph.get('spec')}: {packing.status}",
+                certificate=packing.certificate or {},
+            )
+        return _with_rule(packing, "root_sets (fast)" if fast else "root_sets")
+    packs = []
+    queue = _paper_order(G)
+    while queue:
+        for size in range(min(4, len(queue)), 0, -1):
+            p = _set(G, algorithm, queue[:size], direction, limit)
+            if _usable(p):
+                packs.append(p)
+                queue = queue[size:]
+                break
+        else:
+            raise SupermeshError(f"no tree rooted at chiplet {queue[0]}: {p.status}")
+    return _with_rule(_merge(G, packs, direction, "paper"), "paper order, sets of 4")
+
+
+def throughput_packing(
+    G: nx.MultiDiGraph,
+    direction: str = "out",
+    *,
+    nbytes: int | None = None,
+    chunk_bytes: int = 12288,
+    time_limit: float = 60.0,
+    memo: MutableMapping[int, TreePacking] | None = None,
+) -> TreePacking:
+    """The throughput packing with the part count that suits a collective of ``nbytes``.
+
+    Without ``nbytes``: ``pack_throughput(G, direction=direction, parts="auto")``. With it,
+    ``K = choose_parts(bound, n, nbytes, chunk_bytes, loads=...)`` over :data:`PART_COUNTS`,
+    with each count's busiest-link load estimated until its packing is built and the load it
+    really reached is known; a packing whose load exceeds its estimate sends the choice round
+    again (at most once per count, so the answer does not depend on what ``memo`` holds).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    direction : {"out", "in"}
+        Out-trees (AllGather, AllReduce) or in-trees (ReduceScatter).
+    nbytes : int, optional
+        Collective size in bytes.
+    chunk_bytes : int
+        Pipelining unit (both simulator presets: 12288).
+    time_limit : float
+        Seconds for the part split and the height proof of each packing.
+    memo : mutable mapping, optional
+        Packings by part count for this topology and direction, read and filled (a cache).
+
+    Returns
+    -------
+    TreePacking
+        ``method="colgen"``, one set with every tree; ``stats["rule"]`` names the choice.
+
+    Raises
+    ------
+    SpecError
+        Bad direction or size.
+    TopologyError
+        Fewer than two ranks, or ranks that cannot reach each other.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> p = throughput_packing(build("smbi:4x4"), nbytes=512 << 20)
+    >>> p.stats["parts"]["parts"], p.stats["algbw_links"], p.objective
+    (4, '64/15', 6)
+    """
+    from supermesh.topologies.model import compute_nodes
+    from supermesh.trees.bounds.throughput import throughput_bound
+    from supermesh.trees.throughput.pack import pack_throughput
+    from supermesh.trees.throughput.rates import choose_parts, estimated_load
+
+    if direction not in ("out", "in"):
+        raise SpecError(f"unknown direction {direction!r}", hint="use 'out' or 'in'")
+    memo = {} if memo is None else memo
+
+    def packing(parts: int | str) -> TreePacking:
+        key = parts if isinstance(parts, int) else 0
+        if key not in memo:
+            memo[key] = pack_throughput(
+                G,
+                direction=direction,
+                parts=parts,
+                proof_time_limit=time_limit,
+                parts_time_limit=time_limit,
+            )
+        return memo[key]
+
+    if nbytes is None:
+        return _with_rule(packing("auto"), "throughput, parts auto")
+    if nbytes < 1 or chunk_bytes < 1:
+        raise SpecError(f"collective size {nbytes} B and chunk {chunk_bytes} B must be positive")
+    collective = "allgather" if direction == "out" else "reducescatter"
+    n = len(compute_nodes(G))
+    rho = throughput_bound(G, collective).value
+    loads = {k: estimated_load(rho, n, k) for k in PART_COUNTS}
+    built: set[int] = set()
+    while True:
+        k = choose_parts(rho, n, nbytes, chunk_bytes, loads=loads)
+        p = packing(k)
+        if k in built or "parts" not in p.stats:
+            break
+        built.add(k)
+        reached = Fraction(p.stats["parts"]["max_load"])
+        if reached <= loads[k]:
+            loads[k] = reached
+            break
+        loads[k] = reached
+    return _with_rule(p, f"throughput, {k} parts for {nbytes} B", chosen_parts=k)
+
+
+def collective_trees(
+    G: nx.MultiDiGraph,
+    collective: str,
+    *,
+    algorithm: str = "pipeline",
+    roots: str | None = None,
+    time_limit: float = 60.0,
+    direction: str | None = None,
+    fast: bool = False,
+    nbytes: int | None = None,
+    chunk_bytes: int = 12288,
+) -> TreePacking:
+    """The trees ``algorithm`` uses for ``collective`` on ``G`` (rules in the module docstring).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce"}
+    algorithm : {"pipeline", "paper", "tto", "throughput"}
+    roots : str, optional
+        AllReduce: the roots of its one set; Broadcast / Reduce: the first one is the root;
+        ReduceScatter / AllGather: root sets separated by ``;``. Read by
+        :func:`~supermesh.trees.rootspec.resolve_roots` (``corners``, ``sides``, ``0,3,12``).
+    time_limit : float
+        CP-SAT seconds per set (and for the root-set search).
+    direction : {"out", "in"}, optional
+        Default: the collective's own (:func:`natural_direction`). The simulator asks for
+        out-trees and reverses them for reduce phases.
+    fast : bool
+        ReduceScatter / AllGather with ``pipeline``: :func:`~supermesh.trees.roots.sets.root_sets`'
+        fast mode (for sweeps; same proofs, shorter search).
+    nbytes : int, optional
+        ``throughput``: the collective size, which sets the part count (see
+        :func:`throughput_packing`); without it ``parts="auto"``. Other algorithms ignore it.
+    chunk_bytes : int
+        ``throughput``: the pipelining unit the part count is chosen for.
+
+    Returns
+    -------
+    TreePacking
+        Every set, in running order; status and bounds as in the module docstring.
+
+    Raises
+    ------
+    SpecError
+        Unknown collective, algorithm or direction; TTO for anything but AllReduce;
+        ``throughput`` for Broadcast / Reduce or with ``roots``.
+    InfeasibleError
+        The given roots admit no trees (with Edmonds' certificate).
+    SupermeshError
+        The engine could not build the trees (e.g. a time limit too short).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> p = collective_trees(build("mesh:4x4"), "allreduce")
+    >>> p.method, [t.root for t in p.sets[0].trees], p.stats["rule"]
+    ('tto', [0, 15, 3], 'tto (no 4 corner trees)')
+    >>> q = collective_trees(build("smbi:4x4"), "broadcast")
+    >>> len(q.sets[0].trees), q.status
+    (4, 'optimal')
+    >>> t = collective_trees(build("mesh:4x4"), "allgather", algorithm="throughput")
+    >>> t.method, t.stats["algbw_links"], t.stats["rule"]
+    ('colgen', '32/15', 'throughput, parts auto')
+    """
+    collective, direction = _check(collective, algorithm, direction)
+    if algorithm == "throughput":
+        if roots is not None:
+            raise SpecError(
+                "the throughput packing roots trees at every chiplet", hint="drop --roots"
+            )
+        return throughput_packing(
+            G, direction, nbytes=nbytes, chunk_bytes=chunk_bytes, time_limit=time_limit
+        )
+    if collective == "allreduce":
+        return _allreduce(G, algorithm, roots, direction, time_limit)
+    if collective in ("broadcast", "reduce"):
+        return _one_root(G, algorithm, roots, direction, time_limit)
+    return _every_rank(G, algorithm, roots, direction, time_limit, fast)

@@ -1,0 +1,33 @@
+"""Deadlock freedom: wait-for graphs on link FIFO entries (Dally and Seitz), with the argument.
+
+- :mod:`~supermesh.verify.deadlock.analysis`: :func:`check_deadlock`, the entry point, and the
+  wait-for / channel-dependency graphs; a cycle comes back as the counterexample.
+- :mod:`~supermesh.verify.deadlock.fifo`: the execution model it runs on (link FIFOs of chunk
+  transfers with waits, buffer slots), read from a schedule table.
+- :mod:`~supermesh.verify.deadlock.tree_schedule`: a tree-level description (explicit FIFO
+  permutations, multi-hop routes that hold their first link) for schedules that are not tables.
+"""
+
+from supermesh._lazy import lazy_exports
+
+# public name -> module defining it (imported on first use)
+_EXPORTS: dict[str, str] = {
+    "check_deadlock": "supermesh.verify.deadlock.analysis",
+    "DeadlockReport": "supermesh.verify.deadlock.analysis",
+    "dependency_graph": "supermesh.verify.deadlock.analysis",
+    "wait_for_graph": "supermesh.verify.deadlock.analysis",
+    "fifo_model": "supermesh.verify.deadlock.analysis",
+    "fifo_orders": "supermesh.verify.deadlock.analysis",
+    "FifoModel": "supermesh.verify.deadlock.fifo",
+    "Transfer": "supermesh.verify.deadlock.fifo",
+    "table_model": "supermesh.verify.deadlock.fifo",
+    "is_periodic": "supermesh.verify.deadlock.fifo",
+    "PERIODIC_CHUNKS": "supermesh.verify.deadlock.fifo",
+    "TreeSchedule": "supermesh.verify.deadlock.tree_schedule",
+    "transfers": "supermesh.verify.deadlock.tree_schedule",
+    "tree_model": "supermesh.verify.deadlock.tree_schedule",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+
+__all__ = list(_EXPORTS)

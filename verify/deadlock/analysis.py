@@ -1,0 +1,449 @@
+"""Deadlock freedom of pipelined tree schedules: wait-for graphs on link FIFO entries.
+
+The input is a schedule table (:class:`supermesh.trees.schedule.model.Schedule`), a tree-level
+description (:class:`~supermesh.verify.deadlock.tree_schedule.TreeSchedule`, which can also state
+explicit FIFO permutations and multi-hop routes) or a ready
+:class:`~supermesh.verify.deadlock.fifo.FifoModel`. All become a FIFO model (link FIFOs, hops, data
+dependencies, barrier, buffer slots; see :mod:`supermesh.verify.deadlock.fifo`), and the analysis
+runs on that.
+
+The wait-for graph
+    A node per (link, transfer) hop, plus one node ``"barrier"``; an edge ``x -> y`` when ``x``
+    cannot start before ``y`` has started (``y`` then finishes in bounded time). Reasons:
+    ``fifo`` (the previous transfer on the link must finish), ``hop`` (a multi-hop send enters
+    link j+1 after link j), ``data`` (the inputs must have arrived), ``barrier`` and ``buffer``
+    (a free slot at the receiver). Every wait of the model is an edge, so: acyclic means every
+    transfer starts (induction along a topological order) and the schedule is deadlock-free; a
+    cycle is a set of transfers each waiting for the next, a deadlock of the model. Credits taken
+    before the first hop make the model conservative: a schedule it calls deadlock-free stays so
+    under any implementation that waits less.
+
+The channel dependency graph (:func:`dependency_graph`) is the coarser view of Dally and Seitz:
+the wait-for graph with its hops merged per link (and buffer waits routed through a node per
+link buffer). An acyclic CDG is the classic argument; with finite buffers it nearly always has
+cycles (a child's link waits for its parent's link to free a slot and vice versa) although the
+fixed FIFO order rules them out, which the finer wait-for graph shows.
+
+References
+----------
+.. [1] W. J. Dally and C. L. Seitz, "Deadlock-free message routing in multiprocessor
+   interconnection networks", IEEE Trans. Computers C-36(5), 1987.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+import networkx as nx
+
+from supermesh.errors import SupermeshError
+from supermesh.trees.schedule.model import Schedule
+from supermesh.verify.deadlock.fifo import Arc, FifoModel, Transfer, arc_text, table_model
+from supermesh.verify.deadlock.tree_schedule import TreeSchedule, tree_model
+from supermesh.verify.findings import Finding
+
+__all__ = [
+    "BARRIER",
+    "DeadlockReport",
+    "check_deadlock",
+    "dependency_graph",
+    "fifo_model",
+    "fifo_orders",
+    "wait_for_graph",
+]
+
+BARRIER = "barrier"
+AnySchedule = Union[Schedule, TreeSchedule, FifoModel]  # noqa: UP007 (a runtime alias)
+Buffers = Union[int, None, Literal["default"]]  # noqa: UP007
+
+
+def fifo_model(
+    G: nx.MultiDiGraph,
+    schedule: AnySchedule,
+    *,
+    buffers: Buffers = "default",
+    periodic: bool = True,
+) -> FifoModel:
+    """The FIFO model of any accepted schedule form.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology (a :class:`TreeSchedule`'s arcs and routes are checked against it).
+    schedule : Schedule, TreeSchedule or FifoModel
+    buffers : int, None or "default"
+        Chunk slots per link at the receiver; ``None``: unbounded; ``"default"``: the
+        TreeSchedule's or model's own, 1 (store and forward) for a table.
+    periodic : bool
+        For a table: unroll 2 chunks per entry where the periodicity argument applies (see
+        :mod:`supermesh.verify.deadlock.fifo`).
+
+    Returns
+    -------
+    FifoModel
+
+    Raises
+    ------
+    SupermeshError
+        On a malformed schedule (see :func:`~supermesh.verify.deadlock.fifo.table_model` and
+        :func:`~supermesh.verify.deadlock.tree_schedule.tree_model`) or another type.
+    """
+    if isinstance(schedule, Schedule):
+        return table_model(
+            schedule, buffers=1 if buffers == "default" else buffers, periodic=periodic
+        )
+    if isinstance(schedule, TreeSchedule):
+        model = tree_model(G, schedule)
+    elif isinstance(schedule, FifoModel):
+        model = schedule
+    else:
+        raise SupermeshError(f"cannot analyse a {type(schedule).__name__} for deadlock")
+    return model if buffers == "default" else dataclasses.replace(model, buffers=buffers)
+
+
+def fifo_orders(G: nx.MultiDiGraph, schedule: AnySchedule) -> dict[Arc, list[Transfer]]:
+    """The FIFO of every link in use: the transfers crossing it, in service order.
+
+    A table is unrolled over every chunk here.
+
+    Raises
+    ------
+    SupermeshError
+        See :func:`fifo_model`.
+    """
+    return fifo_model(G, schedule, periodic=False).fifos
+
+
+def _wait_graph(model: FifoModel) -> nx.DiGraph:
+    hops = model.hops
+    W = nx.DiGraph()
+
+    def first(x: Transfer) -> tuple[Arc, Transfer]:
+        return (hops[x][0], x)
+
+    def last(x: Transfer) -> tuple[Arc, Transfer]:
+        return (hops[x][-1], x)
+
+    def wait(a: Any, b: Any, reason: str, **attrs: Any) -> None:
+        if not W.has_edge(a, b):
+            W.add_edge(a, b, reason=reason, **attrs)
+
+    for x, path in hops.items():
+        W.add_nodes_from((h, x) for h in path)
+        for before, after in itertools.pairwise(path):
+            wait((after, x), (before, x), "hop")
+    for link, queue in model.fifos.items():
+        for prev, x in itertools.pairwise(queue):
+            wait((link, x), last(prev), "fifo")
+    if model.barrier is not None:
+        W.add_node(BARRIER)
+    for x in hops:
+        for y in model.deps.get(x, ()):
+            wait(first(x), last(y), "data")
+        if model.barrier is not None:
+            if x.phase == model.barrier[1]:
+                wait(first(x), BARRIER, "barrier")
+            elif x.phase == model.barrier[0]:
+                wait(BARRIER, last(x), "barrier")
+    if model.buffers is not None:
+        B = model.buffers
+        consumers = model.consumers()
+        for link, queue in model.fifos.items():
+            into = [x for x in queue if hops[x][-1] == link]
+            for earlier, x in zip(into, into[B:], strict=False):
+                users = consumers.get(earlier, [])
+                for y in users:
+                    wait(first(x), last(y), "buffer", buffer=link)
+                if not users and hops[x][0] != link:
+                    wait(first(x), last(earlier), "buffer", buffer=link)
+    return W
+
+
+def wait_for_graph(
+    G: nx.MultiDiGraph, schedule: AnySchedule, *, buffers: Buffers = "default"
+) -> nx.DiGraph:
+    """The wait-for graph of the schedule (see the module docstring).
+
+    Nodes are ``(link, transfer)`` hops and ``"barrier"``; an edge ``x -> y`` with attribute
+    ``reason`` in ``fifo``, ``hop``, ``data``, ``barrier``, ``buffer`` means ``x`` cannot start
+    before ``y`` has started. A table is unrolled over every chunk.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> W = wait_for_graph(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p, chunks=2))
+    >>> W.number_of_nodes(), nx.is_directed_acyclic_graph(W)
+    (4, True)
+    """
+    return _wait_graph(fifo_model(G, schedule, buffers=buffers, periodic=False))
+
+
+def _coarse(W: nx.DiGraph) -> nx.DiGraph:
+    C = nx.DiGraph()
+
+    def node(n: Any) -> tuple[str, Arc | None]:
+        return ("barrier", None) if n == BARRIER else ("link", n[0])
+
+    def bump(a: Any, b: Any) -> None:
+        if a == b:
+            return
+        if C.has_edge(a, b):
+            C[a][b]["count"] += 1
+        else:
+            C.add_edge(a, b, count=1)
+
+    C.add_nodes_from(node(n) for n in W)
+    for a, b, data in W.edges(data=True):
+        if data["reason"] == "buffer":
+            buf = ("buffer", data["buffer"])
+            bump(node(a), buf)
+            bump(buf, node(b))
+        else:
+            bump(node(a), node(b))
+    return C
+
+
+def dependency_graph(
+    G: nx.MultiDiGraph, schedule: AnySchedule, *, buffers: Buffers = "default"
+) -> nx.DiGraph:
+    """The channel dependency graph: the wait-for graph merged per link (the coarser view).
+
+    Nodes are ``("link", arc)``, ``("buffer", arc)`` (the receiver buffer of a link, where
+    ``buffers`` is finite) and ``("barrier", None)``; an edge ``A -> B`` means a transfer holding
+    or queued on ``A`` may wait for ``B``. Edges carry ``count``, the number of entry-level waits
+    merged into them. FIFO waits between entries of one link are not edges (no self-loops).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> sorted(dependency_graph(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p)).edges())
+    [(('link', (1, 3, 0)), ('link', (0, 1, 0)))]
+    """
+    return _coarse(wait_for_graph(G, schedule, buffers=buffers))
+
+
+@dataclass(frozen=True)
+class DeadlockReport:
+    """The answer of :func:`check_deadlock`.
+
+    Attributes
+    ----------
+    deadlock_free : bool
+    argument : str
+        Why: the acyclic graph and a topological order, or the cycle in words.
+    cycle : list of (link, transfer) or None
+        A counterexample: each entry waits for the next, the last for the first. The global
+        barrier appears as ``(None, None)``.
+    fix : str or None
+        An order change (or buffer size) that removes the cycle, where one was found.
+    entries : int
+        Number of (link, transfer) entries in the model.
+    """
+
+    deadlock_free: bool
+    argument: str
+    cycle: list[tuple[Arc | None, Transfer | None]] | None = None
+    fix: str | None = None
+    entries: int = 0
+
+    def findings(self) -> list[Finding]:
+        """``[]`` when deadlock-free, else one ``deadlock-cycle`` finding."""
+        if self.deadlock_free:
+            return []
+        msg = self.argument + (f" Fix: {self.fix}" if self.fix else "")
+        cycle = self.cycle or []
+        entry = next((x.entry for _, x in cycle if x is not None and x.entry is not None), None)
+        link = next((a for a, _ in cycle if a is not None), None)
+        return [Finding("deadlock-cycle", msg, arc=link, entry=entry)]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict; cycle entries as ``{"link": [u, v, k], "transfer": {...}}``."""
+        cycle = None
+        if self.cycle is not None:
+            cycle = [
+                {
+                    "link": list(link) if link else None,
+                    "transfer": dataclasses.asdict(x) if x else None,
+                }
+                for link, x in self.cycle
+            ]
+        return {
+            "deadlock_free": self.deadlock_free,
+            "argument": self.argument,
+            "cycle": cycle,
+            "fix": self.fix,
+            "entries": self.entries,
+        }
+
+
+def _entry_text(n: Any) -> str:
+    if n == BARRIER:
+        return "the global barrier"
+    link, x = n
+    hop = "" if link == x.arc else f" (hop {arc_text(link)})"
+    return f"[{x}{hop}]"
+
+
+def _cycle(W: nx.DiGraph) -> list[tuple[Any, Any]] | None:
+    """A short cycle as a list of edges, or None (linear unless a cycle exists)."""
+    if nx.is_directed_acyclic_graph(W):
+        return None
+    loops = sorted(nx.nodes_with_selfloops(W), key=str)
+    if loops:
+        return [(loops[0], loops[0])]
+    comp = min(
+        (c for c in nx.strongly_connected_components(W) if len(c) > 1),
+        key=lambda c: (len(c), min(map(str, c))),
+    )
+    S = W.subgraph(comp)
+    start = min(comp, key=str)
+    best: list[Any] | None = None
+    for succ in sorted(S.successors(start), key=str):
+        path = nx.shortest_path(S, succ, start)
+        if best is None or len(path) < len(best):
+            best = path
+    nodes = [start, *(best or [])][:-1]
+    return list(zip(nodes, [*nodes[1:], nodes[0]], strict=True))
+
+
+def _find_fix(
+    model: FifoModel, W: nx.DiGraph, edges: list[tuple[Any, Any]], tries: int
+) -> str | None:
+    attempts: list[tuple[str, FifoModel]] = []
+    if model.standard is not None:
+        attempts.append(
+            (
+                "use the standard FIFO order (by set and chunk, then leaves first for RS and "
+                "root first for AG)",
+                dataclasses.replace(model, fifos=model.standard, standard=None),
+            )
+        )
+    for a, b in edges:
+        if W[a][b]["reason"] != "fifo":
+            continue
+        link, x = a
+        queue = list(model.fifos[link])
+        i = queue.index(x)
+        queue[i - 1], queue[i] = queue[i], queue[i - 1]
+        attempts.append(
+            (
+                f"on link {arc_text(link)} serve [{x}] before [{queue[i]}]",
+                dataclasses.replace(model, fifos={**model.fifos, link: queue}),
+            )
+        )
+    if model.buffers is not None and any(W[a][b]["reason"] == "buffer" for a, b in edges):
+        most = max(len(q) for q in model.fifos.values())
+        for slots in sorted({model.buffers + 1, 2 * model.buffers, most}):
+            if slots > model.buffers:
+                attempts.append(
+                    (
+                        f"give every link {slots} buffer slots",
+                        dataclasses.replace(model, buffers=slots),
+                    )
+                )
+    for text, candidate in attempts[:tries]:
+        if _cycle(_wait_graph(candidate)) is None:
+            return text
+    if any(W[a][b]["reason"] == "hop" for a, b in edges):
+        return (
+            "store and forward the multi-hop sends in the cycle at their intermediate nodes, or "
+            "send them after the single-hop transfers they block"
+        )
+    return None
+
+
+def _free_argument(model: FifoModel, W: nx.DiGraph, n: int) -> str:
+    C = _coarse(W)
+    how = f" ({model.note})" if model.note else ""
+    if nx.is_directed_acyclic_graph(C):
+        order = [
+            arc_text(v[1]) if v[0] == "link" else v[0]
+            for v in nx.topological_sort(C.reverse(copy=False))
+        ]
+        shown = ", ".join(order[:8]) + (", ..." if len(order) > 8 else "")
+        return (
+            f"the channel dependency graph on {C.number_of_nodes()} links and buffers is "
+            f"acyclic (Dally and Seitz), so no wait can close a loop; a topological order "
+            f"(each waits only for earlier ones) is {shown}{how}"
+        )
+    slots = f"{model.buffers} buffer slot(s) per link" if model.buffers else "unbounded buffers"
+    return (
+        f"the wait-for graph on the {n} FIFO entries is acyclic: by induction along a "
+        f"topological order every entry starts, as each waits only for earlier ones (fixed FIFO "
+        f"order, {slots}); the coarser channel dependency graph on links has cycles, which the "
+        f"FIFO order rules out{how}"
+    )
+
+
+def check_deadlock(
+    G: nx.MultiDiGraph,
+    schedule: AnySchedule,
+    *,
+    buffers: Buffers = "default",
+    periodic: bool = True,
+    max_fix_tries: int = 12,
+) -> DeadlockReport:
+    """Decide whether a schedule can deadlock, with the argument or a counterexample.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    schedule : Schedule, TreeSchedule or FifoModel
+        A schedule table, or the collective, its trees, chunks, FIFO orders, routes and buffer
+        slots, or a ready model.
+    buffers : int, None or "default"
+        Chunk slots per link at the receiver (see :func:`fifo_model`; a table defaults to 1).
+    periodic : bool
+        Use the periodicity argument for tables (see :mod:`supermesh.verify.deadlock.fifo`).
+    max_fix_tries : int
+        How many candidate fixes (each a full re-check) to try when a cycle is found.
+
+    Returns
+    -------
+    DeadlockReport
+        Deadlock-free with the argument (an acyclic channel dependency graph, or else an acyclic
+        wait-for graph on the FIFO entries), or the cycle of waiting entries with a fix if one
+        of the tried order changes removes it.
+
+    Raises
+    ------
+    SupermeshError
+        On a malformed schedule (see :func:`fifo_model`).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> from supermesh.trees.schedule.build import build_schedule
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> check_deadlock(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p)).deadlock_free
+    True
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (0, 2, 0), (1, 3, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> table = build_schedule(build("mesh:2x2"), "allreduce", p, chunks=50)
+    >>> check_deadlock(build("mesh:2x2"), table).deadlock_free
+    True
+    """
+    model = fifo_model(G, schedule, buffers=buffers, periodic=periodic)
+    W = _wait_graph(model)
+    n = sum(1 for v in W if v != BARRIER)
+    edges = _cycle(W)
+    if edges is None:
+        return DeadlockReport(True, _free_argument(model, W, n), entries=n)
+    steps = [f"{_entry_text(a)} waits ({W[a][b]['reason']}) for {_entry_text(b)}" for a, b in edges]
+    shown = "; ".join(steps[:10]) + ("; ..." if len(steps) > 10 else "")
+    argument = f"deadlock: a cycle of {len(edges)} waiting entries: {shown}."
+    cycle = [(None, None) if a == BARRIER else (a[0], a[1]) for a, _ in edges]
+    fix = _find_fix(model, W, edges, max_fix_tries)
+    return DeadlockReport(False, argument, cycle=cycle, fix=fix, entries=n)

@@ -1,0 +1,34 @@
+"""Checks of tree files: spanning, disjointness, heights, certificates, weighted rates.
+
+- :mod:`~supermesh.verify.trees.packing`: a tree, a set, a whole packing against the topology
+  (spans the compute chiplets, rooted where it says, the height it claims, arc-disjoint counting
+  parallel arcs, the status and bounds it claims).
+- :mod:`~supermesh.verify.trees.certificates`: infeasibility certificates (an Edmonds cut, a
+  Frank subpartition) and height claims, recounted.
+- :mod:`~supermesh.verify.trees.rates`: weighted packings, every link's load in exact fractions.
+"""
+
+from supermesh._lazy import lazy_exports
+
+# public name -> module defining it (imported on first use)
+_EXPORTS: dict[str, str] = {
+    "check_tree": "supermesh.verify.trees.packing",
+    "check_disjoint": "supermesh.verify.trees.packing",
+    "check_packing": "supermesh.verify.trees.packing",
+    "check_rates": "supermesh.verify.trees.packing",
+    "span_nodes": "supermesh.verify.trees.packing",
+    "check_certificate": "supermesh.verify.trees.certificates",
+    "check_edmonds_certificate": "supermesh.verify.trees.certificates",
+    "check_frank_certificate": "supermesh.verify.trees.certificates",
+    "check_height_claim": "supermesh.verify.trees.certificates",
+    "crossing_arcs": "supermesh.verify.trees.certificates",
+    "eccentricity": "supermesh.verify.trees.certificates",
+    "RateReport": "supermesh.verify.trees.rates",
+    "check_weighted_packing": "supermesh.verify.trees.rates",
+    "is_weighted_packing": "supermesh.verify.trees.rates",
+    "rate_report": "supermesh.verify.trees.rates",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+
+__all__ = list(_EXPORTS)

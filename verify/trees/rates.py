@@ -1,0 +1,342 @@
+"""Check weighted packings: several trees per root, each with a share of its root's data.
+
+A throughput packing (``method="colgen"``, :mod:`supermesh.trees.throughput.pack`) runs every tree
+at once; a rank's trees split its data by their ``share`` (they add up to 1), and the claimed
+algorithm bandwidth ``rho = stats["algbw_links"]`` (an exact fraction, in links) says how fast.
+At that rate a tree of share ``s`` sends ``s rho / n`` link units (``n`` ranks), so the packing
+is valid when, for every arc ``(u, v, key)`` (parallel arcs separately: a tree names the key it
+uses)::
+
+    sum over the trees using (u, v, key) of  share * rho / n  <=  bandwidth(u, v, key)
+
+Everything is recounted here in exact fractions (no solver, no :mod:`supermesh.trees`
+algorithm): every tree spans the ranks (:func:`~supermesh.verify.trees.packing.check_tree`), every
+rank roots a tree and its shares add up to exactly 1, the arc loads at the claimed rate fit, and the
+rate the shares really allow, ``min over arcs of n bandwidth / (sum of shares)``, is reported
+(:func:`rate_report`). When the file carries the cut that bounds the rate
+(``stats["bound_certificate"]``), the cut is recounted and the claimed rate must not exceed it;
+a packing called ``optimal`` must reach it.
+
+Shares are read exactly from ``stats["shares"]`` (fraction strings, one per tree in file order)
+when present, else from each tree's ``share`` (a float: then sums and loads are compared with a
+relative tolerance of 1e-9).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import networkx as nx
+
+from supermesh.trees.model import Tree, TreePacking
+from supermesh.verify.findings import Finding
+from supermesh.verify.trees.packing import check_tree, span_nodes
+
+__all__ = ["RateReport", "check_weighted_packing", "is_weighted_packing", "rate_report"]
+
+Arc = tuple[int, int, int]
+_TOL = Fraction(1, 10**9)
+_SHOWN = 8  # per-arc findings listed before a summary line
+
+
+def is_weighted_packing(G: nx.MultiDiGraph, packing: TreePacking) -> bool:
+    """Whether ``packing`` splits each rank's data over several trees that run at once.
+
+    True for ``method == "colgen"``, for a packing that claims a rate
+    (``stats["algbw_links"]``), and for a set in which every rank roots a tree and some root
+    has several trees with shares below 1. Other sets with shares below 1 (a Broadcast from one
+    root over half-rate trees, say) give each share as a fraction of a link's rate and are
+    checked by :func:`~supermesh.verify.trees.packing.check_rates` instead.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import TreeSet
+    >>> t = Tree(0, ((0, 1, 0),), 1, share=0.5)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t, t)),), span=(0, 1))
+    >>> is_weighted_packing(build("mesh:2x2"), p)  # rank 1 roots no tree: a rate view
+    False
+    """
+    if packing.method == "colgen" or "algbw_links" in packing.stats:
+        return True
+    ranks = set(span_nodes(G, packing.span))
+    for s in packing.sets:
+        roots = [t.root for t in s.trees]
+        if (
+            len(set(roots)) < len(roots)
+            and any(t.share < 1.0 for t in s.trees)
+            and ranks <= set(roots)
+        ):
+            return True
+    return False
+
+
+def _fraction(value: Any) -> Fraction | None:
+    try:
+        x = Fraction(str(value))
+    except (ValueError, ZeroDivisionError):
+        return None
+    return x
+
+
+def _bandwidth(G: nx.MultiDiGraph, a: Arc) -> Fraction:
+    return _fraction(G.edges[a].get("bandwidth", 1.0)) or Fraction(0)
+
+
+@dataclass(frozen=True)
+class RateReport:
+    """What the shares of a weighted packing allow.
+
+    Attributes
+    ----------
+    ranks : int
+        ``n``: the span nodes (default the compute chiplets).
+    shares : tuple of Fraction
+        One per tree, in file order (exact, or the floats read as written).
+    exact : bool
+        Whether the shares came from exact fractions (``stats["shares"]``).
+    loads : dict
+        Arc -> the sum of the shares of the trees using it.
+    rate : Fraction or None
+        ``min over loaded arcs of n bandwidth / load`` (links); None when no arc is loaded.
+    busiest : tuple of Arc
+        The arcs attaining ``rate``.
+    claimed : Fraction or None
+        ``stats["algbw_links"]`` when it is a fraction.
+    """
+
+    ranks: int
+    shares: tuple[Fraction, ...]
+    exact: bool
+    loads: dict[Arc, Fraction] = field(default_factory=dict)
+    rate: Fraction | None = None
+    busiest: tuple[Arc, ...] = ()
+    claimed: Fraction | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``ranks``, ``rate`` and ``claimed`` (fraction strings), ``busiest`` arcs, ``exact``."""
+        return {
+            "ranks": self.ranks,
+            "rate": None if self.rate is None else str(self.rate),
+            "rate_float": None if self.rate is None else float(self.rate),
+            "claimed": None if self.claimed is None else str(self.claimed),
+            "busiest": [list(a) for a in self.busiest],
+            "exact_shares": self.exact,
+        }
+
+
+def _shares(packing: TreePacking, trees: Sequence[Tree]) -> tuple[list[Fraction], bool]:
+    raw = packing.stats.get("shares")
+    if isinstance(raw, list) and len(raw) == len(trees):
+        exact = [_fraction(x) for x in raw]
+        if all(x is not None for x in exact):
+            return [x for x in exact if x is not None], True
+    return [_fraction(repr(float(t.share))) or Fraction(0) for t in trees], False
+
+
+def rate_report(G: nx.MultiDiGraph, packing: TreePacking) -> RateReport:
+    """Recount the arc loads of a weighted packing and the rate its shares allow, exactly.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import TreeSet
+    >>> G = build("mesh:2x2")  # ranks 0 and 1 only (span); one link each way
+    >>> a, b = Tree(0, ((0, 1, 0),), 1, share=0.5), Tree(1, ((1, 0, 0),), 1, share=1.0)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((a, a, b)),), span=(0, 1))
+    >>> r = rate_report(G, p)  # 0->1 carries 1/2 + 1/2 of rank 0's data: rho = 2 * 1 / 1
+    >>> r.rate, r.loads[(0, 1, 0)]
+    (Fraction(2, 1), Fraction(1, 1))
+    """
+    trees = packing.trees
+    shares, exact = _shares(packing, trees)
+    loads: dict[Arc, Fraction] = defaultdict(Fraction)
+    for t, s in zip(trees, shares, strict=True):
+        for a in set(t.arcs):
+            if a[0] in G and a[1] in G and G.has_edge(*a):
+                loads[a] += s
+    n = len(span_nodes(G, packing.span))
+    limits = {a: n * _bandwidth(G, a) / x for a, x in loads.items() if x > 0}
+    rate = min(limits.values()) if limits else None
+    busiest = tuple(sorted(a for a, v in limits.items() if v == rate))
+    claimed = (
+        _fraction(packing.stats.get("algbw_links")) if "algbw_links" in packing.stats else None
+    )
+    return RateReport(n, tuple(shares), exact, dict(loads), rate, busiest, claimed)
+
+
+def _close(x: Fraction, y: Fraction, exact: bool) -> bool:
+    return x == y if exact else abs(x - y) <= _TOL * max(Fraction(1), abs(y))
+
+
+def _exceeds(x: Fraction, y: Fraction, exact: bool) -> bool:
+    return x > y if exact else x > y + _TOL * max(Fraction(1), abs(y))
+
+
+def _share_findings(
+    packing: TreePacking, trees: Sequence[Tree], rep: RateReport, ranks: Iterable[int]
+) -> list[Finding]:
+    found: list[Finding] = []
+    total: dict[int, Fraction] = defaultdict(Fraction)
+    for j, (t, s) in enumerate(zip(trees, rep.shares, strict=True)):
+        total[t.root] += s
+        if not 0 < s <= 1:
+            found.append(Finding("bad-share", f"tree {j} (root {t.root}) has share {s}", tree=j))
+        elif rep.exact and abs(float(s) - t.share) > 1e-9:
+            found.append(
+                Finding(
+                    "share-mismatch",
+                    f"tree {j} (root {t.root}) has share {t.share:g}, stats say {s}",
+                    tree=j,
+                )
+            )
+    for r in sorted(set(ranks) - total.keys()):
+        found.append(Finding("rank-without-tree", f"rank {r} roots no tree: nobody gets its data"))
+    for r, x in sorted(total.items()):
+        if not _close(x, Fraction(1), rep.exact):
+            found.append(
+                Finding(
+                    "share-sum",
+                    f"the shares of root {r}'s trees add up to {x} ({float(x):.6g}), not 1",
+                    node=r,
+                )
+            )
+    return found
+
+
+def _load_findings(G: nx.MultiDiGraph, rep: RateReport) -> list[Finding]:
+    if rep.claimed is None or rep.rate is None or not _exceeds(rep.claimed, rep.rate, rep.exact):
+        return []
+    over = []
+    for a, x in sorted(rep.loads.items()):
+        used = rep.claimed * x / rep.ranks
+        if _exceeds(used, _bandwidth(G, a), rep.exact):
+            over.append((a, used))
+    found = [
+        Finding(
+            "rate-overused",
+            f"at the claimed rate {rep.claimed} arc {a[0]}->{a[1]} key {a[2]} carries {used} "
+            f"link units, more than its bandwidth {_bandwidth(G, a)}",
+            arc=a,
+        )
+        for a, used in over[:_SHOWN]
+    ]
+    b = rep.busiest[0]
+    found.append(
+        Finding(
+            "rate-claim-too-high",
+            f"claimed rate {rep.claimed} links, but the shares allow only {rep.rate} "
+            f"({float(rep.rate):.6g}; busiest arc {b[0]}->{b[1]} key {b[2]}); "
+            f"{len(over)} arc(s) overloaded",
+            arc=b,
+        )
+    )
+    return found
+
+
+def _bound_findings(G: nx.MultiDiGraph, packing: TreePacking, rep: RateReport) -> list[Finding]:
+    cert = packing.stats.get("bound_certificate")
+    optimum = _fraction(packing.stats.get("optimum"))
+    if not isinstance(cert, dict) or optimum is None:
+        return []
+    inside = cert.get("set")
+    if not isinstance(inside, list) or not inside:
+        return [Finding("certificate-malformed", "stats.bound_certificate has no node set")]
+    side = set(inside)
+    leaving = cert.get("direction") == "leaving"
+    crossing = Fraction(0)
+    for u, v, k in G.edges(keys=True):  # arcs leaving the set (ReduceScatter) or entering it
+        if (u in side) != (v in side) and (u in side) == leaving:
+            crossing += _bandwidth(G, (u, v, k))
+    ranks = span_nodes(G, packing.span)
+    outside = sum(1 for r in ranks if r not in side)
+    valid = 0 < outside < len(ranks)  # the set holds a rank and misses one
+    value = len(ranks) * crossing / outside if valid else None
+    found: list[Finding] = []
+    if value != optimum:
+        found.append(
+            Finding(
+                "certificate-invalid",
+                f"the cut of stats.bound_certificate gives {value}, not the optimum {optimum} "
+                f"({'leaving' if leaving else 'entering'} bandwidth {crossing}, "
+                f"{outside} of {len(ranks)} ranks outside)",
+            )
+        )
+        return found
+    if rep.claimed is not None and rep.claimed > optimum:
+        found.append(
+            Finding(
+                "rate-above-bound",
+                f"claimed rate {rep.claimed} exceeds the cut bound {optimum} of its certificate",
+            )
+        )
+    if packing.status == "optimal" and rep.claimed is not None and rep.claimed < optimum:
+        found.append(
+            Finding(
+                "optimal-rate-gap",
+                f"status optimal but the claimed rate {rep.claimed} is below the bound {optimum}",
+            )
+        )
+    return found
+
+
+def check_weighted_packing(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]:
+    """Check a weighted packing: trees, shares, loads at the claimed rate, the cut bound.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing : TreePacking
+        Every tree of every set runs at once (see the module docstring).
+
+    Returns
+    -------
+    list of Finding
+        Empty when valid. Codes: those of :func:`~supermesh.verify.trees.packing.check_tree`, and
+        ``bad-share``, ``share-mismatch``, ``share-sum``, ``rank-without-tree``,
+        ``rate-overused`` (an arc over its bandwidth at the claimed rate),
+        ``rate-claim-too-high`` (with the rate the shares allow), ``rate-unclaimed``
+        (warning), ``certificate-malformed``, ``certificate-invalid``, ``rate-above-bound``,
+        ``optimal-rate-gap``.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import TreeSet
+    >>> G = build("mesh:2x2")
+    >>> a, b = Tree(0, ((0, 1, 0),), 1, share=0.5), Tree(1, ((1, 0, 0),), 1, share=1.0)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((a, a, b)),), span=(0, 1),
+    ...                 stats={"algbw_links": "2"})
+    >>> check_weighted_packing(G, p)
+    []
+    >>> p.stats["algbw_links"] = "3"
+    >>> [f.code for f in check_weighted_packing(G, p)]
+    ['rate-overused', 'rate-overused', 'rate-claim-too-high']
+    """
+    found: list[Finding] = []
+    for i, s in enumerate(packing.sets):
+        for j, t in enumerate(s.trees):
+            found += check_tree(
+                G, t, direction=packing.direction, span=packing.span, index=j, set_index=i
+            )
+    if not packing.trees:  # an infeasible answer: its status and certificate are checked
+        return found  # by check_packing
+    rep = rate_report(G, packing)
+    found += _share_findings(packing, packing.trees, rep, span_nodes(G, packing.span))
+    if rep.claimed is None:
+        why = "is not a fraction" if "algbw_links" in packing.stats else "is missing"
+        found.append(
+            Finding(
+                "rate-unclaimed",
+                f"stats.algbw_links {why}; the shares allow {rep.rate} links",
+                severity="warning",
+            )
+        )
+    found += _load_findings(G, rep)
+    found += _bound_findings(G, packing, rep)
+    return found
