@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "PRESETS": "supermesh.sim.presets",
     "SimParams": "supermesh.sim.presets",
     "get_preset": "supermesh.sim.presets",
+    "params_from_text": "supermesh.sim.presets",
     # algorithms and programs
     "ALGORITHMS": "supermesh.sim.algorithms",
     "run_algorithm": "supermesh.sim.algorithms",

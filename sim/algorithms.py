@@ -55,6 +55,7 @@ __all__ = [
     "ALGORITHMS",
     "THROUGHPUT",
     "TREE_ALGORITHMS",
+    "default_algorithm",
     "is_weighted",
     "run_algorithm",
     "throughput_bound_for",
@@ -184,9 +185,30 @@ def tree_sets_for(
     return list(packing.sets)
 
 
+def default_algorithm(
+    G: nx.MultiDiGraph,
+    trees: TreePacking | list[TreeSet] | None = None,
+    reduce_trees: TreePacking | list[TreeSet] | None = None,
+) -> str:
+    """The algorithm a simulation runs when none is named.
+
+    ``throughput`` for weighted trees (all at once, shares of each root's data), ``pipeline``
+    otherwise.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> default_algorithm(build("smbi:4x4"))
+    'pipeline'
+    """
+    if is_weighted(G, trees) or is_weighted(G, reduce_trees):
+        return THROUGHPUT
+    return "pipeline"
+
+
 def run_algorithm(
     G: nx.MultiDiGraph,
-    algorithm: str,
+    algorithm: str | None,
     collective: str,
     nbytes: int,
     params: SimParams,
@@ -204,8 +226,8 @@ def run_algorithm(
     Parameters
     ----------
     G : networkx.MultiDiGraph
-    algorithm : str
-        One of :data:`ALGORITHMS`.
+    algorithm : str or None
+        One of :data:`ALGORITHMS`; None: :func:`default_algorithm`.
     collective : str
     nbytes : int
     params : SimParams
@@ -245,6 +267,8 @@ def run_algorithm(
     ('32/15', True)
     """
     collective = check_collective(collective)
+    if algorithm is None:
+        algorithm = default_algorithm(G, trees, reduce_trees)
     if algorithm not in ALGORITHMS:
         raise SpecError(
             f"unknown algorithm {algorithm!r}", hint=f"use one of: {', '.join(ALGORITHMS)}"

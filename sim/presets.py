@@ -46,12 +46,13 @@ in the reference runs: 9.28 W for 16 routers, 37.1 W for 64).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from supermesh.errors import SpecError
 
-__all__ = ["PRESETS", "SimParams", "get_preset"]
+__all__ = ["PRESETS", "SimParams", "get_preset", "params_from_text"]
 
 
 @dataclass(frozen=True)
@@ -216,3 +217,46 @@ def get_preset(name: str = "booksim", **overrides: Any) -> SimParams:
             f"unknown simulation parameter {bad[0]!r}", hint=f"known: {', '.join(sorted(known))}"
         )
     return replace(PRESETS[name], **overrides)
+
+
+def params_from_text(preset: str, pairs: Iterable[str] = ()) -> SimParams:
+    """The preset with ``NAME=VALUE`` overrides applied (values parsed as numbers or booleans).
+
+    Parameters
+    ----------
+    preset : {"booksim", "paper"}
+    pairs : iterable of str
+        Overrides as typed after ``--set``.
+
+    Returns
+    -------
+    SimParams
+
+    Raises
+    ------
+    SpecError
+        A pair that is not ``NAME=VALUE``, a non-finite value, or what :func:`get_preset` refuses.
+
+    Examples
+    --------
+    >>> params_from_text("booksim", ["drain=0"]).drain
+    0
+    """
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip():
+            raise SpecError(f"--set {pair!r} is not NAME=VALUE", hint="e.g. --set hop_latency=12")
+        text = text.strip()
+        value: Any
+        if text.lower() in ("true", "false"):
+            value = text.lower() == "true"
+        else:
+            try:
+                value = int(text) if text.lstrip("-").isdigit() else float(text)
+            except ValueError:
+                value = text
+            if isinstance(value, float) and not math.isfinite(value):
+                raise SpecError(f"--set {pair!r}: the value must be finite")
+        values[name.strip()] = value
+    return get_preset(preset, **values)

@@ -13,7 +13,7 @@ import re
 
 from supermesh.errors import SpecError
 
-__all__ = ["format_size", "parse_size"]
+__all__ = ["format_size", "parse_size", "parse_size_list"]
 
 _UNITS: dict[str, int] = {
     "": 1,
@@ -98,3 +98,30 @@ def format_size(nbytes: int) -> str:
             if (nbytes * 2) % factor == 0 or (nbytes * 4) % factor == 0:
                 return f"{value:g}{unit}"
     return f"{nbytes}B"
+
+
+def parse_size_list(text: str) -> list[int]:
+    """``"1MiB,4MiB"`` or a doubling range ``"1MiB:512MiB"`` (both ends included) -> bytes.
+
+    Examples
+    --------
+    >>> parse_size_list("1KiB:4KiB"), parse_size_list("1MiB, 3MiB")
+    ([1024, 2048, 4096], [1048576, 3145728])
+    """
+    out: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if ":" in part:
+            lo_text, _, hi_text = part.partition(":")
+            lo, hi = parse_size(lo_text), parse_size(hi_text)
+            if hi < lo:
+                raise SpecError(f"size range {part!r} runs backwards", hint="write LOW:HIGH")
+            size = lo
+            while size <= hi:
+                out.append(size)
+                size *= 2
+        else:
+            out.append(parse_size(part))
+    return out

@@ -40,6 +40,7 @@ _EXPORTS: dict[str, str] = {
     "Tree": "supermesh.trees.model",
     "TreeSet": "supermesh.trees.model",
     "TreePacking": "supermesh.trees.model",
+    "read_packing": "supermesh.trees.model",
     "OrientedTree": "supermesh.trees.oriented",
     "orient": "supermesh.trees.oriented",
     "ROOT_NAMES": "supermesh.trees.rootspec",

@@ -28,7 +28,7 @@ from typing import Any
 
 from supermesh.errors import InputFileError
 
-__all__ = ["STATUSES", "Tree", "TreePacking", "TreeSet"]
+__all__ = ["STATUSES", "Tree", "TreePacking", "TreeSet", "read_packing"]
 
 STATUSES = ("optimal", "feasible", "infeasible")
 DIRECTIONS = ("out", "in")
@@ -272,3 +272,48 @@ def _without_timings(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_timings(v) for v in value]
     return value
+
+
+def read_packing(path: str, topology: str = "") -> TreePacking:
+    """Read a tree file written by ``supermesh trees -o``, refusing one made for another topology.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    topology : str, optional
+        The canonical spec the trees must be for (a file naming a topology JSON file is not
+        compared); empty: any.
+
+    Returns
+    -------
+    TreePacking
+
+    Raises
+    ------
+    InputFileError
+        The file cannot be read, is malformed, holds no trees, or is for another topology.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.packing import construct_trees
+    >>> doc = construct_trees(build("smbi:4x4"), [0, 3, 15, 12]).to_json()
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+    ...     json.dump(doc, f)
+    >>> len(read_packing(f.name, "smbi:4x4").trees)
+    4
+    """
+    from supermesh.topologies.io import read_json_file
+
+    packing = TreePacking.from_json(read_json_file(path), source=path)
+    if not packing.sets:
+        raise InputFileError(f"{path} holds no trees ({packing.status})")
+    named = packing.topology
+    if topology and named and not named.endswith(".json") and named != topology:
+        raise InputFileError(
+            f"{path} holds trees for {named}, not for {topology}",
+            hint="build the trees for this topology with `supermesh trees`",
+        )
+    return packing

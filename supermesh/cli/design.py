@@ -10,6 +10,7 @@ import click
 from supermesh.cli import EXIT_FINDINGS
 from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
 from supermesh.errors import SpecError
+from supermesh.trees.design.candidates import links_budget, parse_costs
 
 _ADD_HELP = (
     "Candidate links: perimeter-parallel (a second link beside each perimeter link; default), "
@@ -22,35 +23,6 @@ _ROOTS_HELP = (
 )
 _COST_HELP = "Link cost: FAMILY=C or u-v=C (integers; default 1 each). Repeatable."
 _SHOWN = 24
-
-
-def _costs(texts: tuple[str, ...]) -> dict[Any, int]:
-    out: dict[Any, int] = {}
-    for text in texts:
-        key, eq, value = text.partition("=")
-        key = key.strip().lower()
-        if not eq or not value.strip().isdigit() or not key:
-            raise SpecError(
-                f"--cost {text!r} is not KEY=C with an integer C",
-                hint="e.g. --cost diagonal=2 or --cost 0-1=3",
-            )
-        a, dash, b = key.partition("-")
-        is_link = dash and a.isdigit() and b.isdigit()
-        out[(int(a), int(b)) if is_link else key] = int(value)
-    return out
-
-
-def _budget(max_links: int | None, max_radix: int | None) -> int | None:
-    if max_links is not None and max_radix is not None:
-        raise SpecError(
-            "give --max-links or --max-radix, not both",
-            hint="--max-radix R means at most R - 1 links per chiplet (one port is local)",
-        )
-    if max_radix is not None:
-        if max_radix < 2:
-            raise SpecError(f"--max-radix {max_radix} leaves no link port", hint="e.g. 5")
-        return max_radix - 1
-    return max_links
 
 
 def run(
@@ -192,8 +164,8 @@ def design(
 
     if draw:
         figure_format(draw)  # a bad extension fails before the search
-    budget = _budget(max_links, max_radix)
-    G, r = run(base, families, trees, roots_texts, direction, budget, _costs(cost_texts),
+    budget = links_budget(max_links, max_radix)
+    G, r = run(base, families, trees, roots_texts, direction, budget, parse_costs(cost_texts),
             max_height, time_limit)  # fmt: skip
     written = []
     if r.topology is not None:

@@ -16,91 +16,23 @@ trees with equal shares of its data, all at once
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
-import networkx as nx
 from rich.table import Table
 
 from supermesh.cli.common import SPEC_HELP, load_spec, stdout_console
 from supermesh.errors import SpecError
+from supermesh.export.formats import format_for
+from supermesh.export.schedule import EXTENSIONS, FORMATS, schedule_text
 from supermesh.topologies.io import read_json_file, write_text_atomic
 from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule.build import build_schedule
-from supermesh.trees.schedule.collective import COLLECTIVE_ALGORITHMS
+from supermesh.trees.schedule.collective import COLLECTIVE_ALGORITHMS, collective_trees
 from supermesh.trees.schedule.model import COLLECTIVES, Schedule
 from supermesh.units import parse_size
 
-_FORMATS = ("csv", "json", "msccl")
-_EXT = {".csv": "csv", ".json": "json", ".xml": "msccl"}
-
-__all__ = ["compute_packings", "parse_size", "render", "schedule"]
-
-
-def compute_packings(
-    G: nx.MultiDiGraph,
-    collective: str,
-    roots: str | None,
-    *,
-    algorithm: str = "pipeline",
-    nbytes: int | None = None,
-) -> TreePacking:
-    """The trees of ``collective`` (the trees engine's rules: see the module docstring).
-
-    Parameters
-    ----------
-    G : networkx.MultiDiGraph
-    collective : str
-    roots : str, optional
-        ``--roots`` as given (ReduceScatter / AllGather: sets split by ``;``).
-    algorithm : {"pipeline", "paper", "tto", "throughput"}
-        See :mod:`supermesh.trees.schedule.collective`.
-    nbytes : int, optional
-        Collective size (``throughput``: sets the number of trees per chiplet).
-
-    Returns
-    -------
-    TreePacking
-        In-trees for ReduceScatter and Reduce, out-trees otherwise.
-
-    Raises
-    ------
-    InfeasibleError
-        The roots admit no arc-disjoint trees (with Edmonds' certificate).
-    """
-    from supermesh.trees.schedule.collective import collective_trees
-
-    return collective_trees(G, collective, algorithm=algorithm, roots=roots, nbytes=nbytes)
-
-
-def _format(output: str | None, fmt: str | None) -> str:
-    if fmt:
-        return fmt
-    if not output:
-        return "json"
-    ext = Path(output).suffix.lower()
-    if ext not in _EXT:
-        raise SpecError(
-            f"cannot tell the format of {output!r} from its extension",
-            hint="use .csv, .json or .xml, or pass --format csv|json|msccl",
-        )
-    return _EXT[ext]
-
-
-def render(schedule: Schedule, fmt: str, **msccl: Any) -> str:
-    """The schedule as text in ``fmt`` (csv, json or msccl)."""
-    if fmt == "csv":
-        from supermesh.export.table import schedule_csv
-
-        return schedule_csv(schedule)
-    if fmt == "msccl":
-        from supermesh.export.msccl import msccl_xml
-
-        return msccl_xml(schedule, **msccl)
-    import json
-
-    return json.dumps(schedule.to_json(), indent=1) + "\n"
+__all__ = ["schedule"]
 
 
 def _summary(schedule: Schedule, fmt: str, output: str) -> Table:
@@ -155,7 +87,7 @@ def _summary(schedule: Schedule, fmt: str, output: str) -> Table:
     type=click.IntRange(min=1),
     help="Chunks per tree (throughput tables: per rank's block, split among its trees).",
 )
-@click.option("--format", "fmt", type=click.Choice(_FORMATS), help="Output format (default: ext).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: ext).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (else stdout).")
 @click.option("--chunks-per-loop", type=click.IntRange(min=1), help="MSCCL: chunk slots per loop.")
 @click.option(
@@ -193,7 +125,7 @@ def schedule(
         raise SpecError("--roots is for computed trees", hint="drop --roots or --trees")
     if tree_files and algorithm != "pipeline":
         raise SpecError("--algorithm is for computed trees", hint="drop --algorithm or --trees")
-    fmt = _format(output, fmt)
+    fmt = format_for(output, fmt, EXTENSIONS) if output else (fmt or "json")
     nbytes = parse_size(size) if size else None
     G = load_spec(spec)
     if tree_files:
@@ -201,14 +133,14 @@ def schedule(
             TreePacking.from_json(read_json_file(f), source=str(f)) for f in tree_files
         ]
     else:
-        packings = compute_packings(G, collective, roots, algorithm=algorithm, nbytes=nbytes)
+        packings = collective_trees(G, collective, algorithm=algorithm, roots=roots, nbytes=nbytes)
     sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=nbytes)
     msccl: dict[str, Any] = {"chunks_per_loop": chunks_per_loop}
     if fmt == "msccl":
         from supermesh.export.msccl import MscclLimits
 
         msccl["limits"] = MscclLimits(max_steps=max_steps)
-    text = render(sched, fmt, **(msccl if fmt == "msccl" else {}))
+    text = schedule_text(sched, fmt, **(msccl if fmt == "msccl" else {}))
     if not output:
         click.echo(text, nl=False)
         return

@@ -2,49 +2,23 @@
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 import click
 from rich.table import Table
 
 from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
 from supermesh.errors import InputFileError, SpecError
-from supermesh.sim import COLLECTIVES, PRESETS, SimParams, SimResult, get_preset
+from supermesh.sim import COLLECTIVES, PRESETS, SimResult
 from supermesh.sim.algorithms import (
     ALGORITHMS,
     THROUGHPUT,
     TREE_ALGORITHMS,
-    is_weighted,
     run_algorithm,
 )
-from supermesh.topologies.io import read_json_file
-from supermesh.trees.model import TreePacking
+from supermesh.sim.presets import params_from_text
+from supermesh.trees.model import TreePacking, read_packing
 from supermesh.units import format_size, parse_size
 
-__all__ = ["parse_overrides", "read_packings", "result_rows", "sim"]
-
-
-def parse_overrides(preset: str, pairs: tuple[str, ...]) -> SimParams:
-    """The preset with ``NAME=VALUE`` overrides applied (values parsed as numbers or booleans)."""
-    values: dict[str, Any] = {}
-    for pair in pairs:
-        name, sep, text = pair.partition("=")
-        if not sep or not name.strip():
-            raise SpecError(f"--set {pair!r} is not NAME=VALUE", hint="e.g. --set hop_latency=12")
-        text = text.strip()
-        value: Any
-        if text.lower() in ("true", "false"):
-            value = text.lower() == "true"
-        else:
-            try:
-                value = int(text) if text.lstrip("-").isdigit() else float(text)
-            except ValueError:
-                value = text
-            if isinstance(value, float) and not math.isfinite(value):
-                raise SpecError(f"--set {pair!r}: the value must be finite")
-        values[name.strip()] = value
-    return get_preset(preset, **values)
+__all__ = ["read_packings", "result_rows", "sim"]
 
 
 def read_packings(
@@ -57,15 +31,7 @@ def read_packings(
     out: TreePacking | None = None
     inn: TreePacking | None = None
     for path in paths:
-        packing = TreePacking.from_json(read_json_file(path), source=path)
-        if not packing.sets:
-            raise InputFileError(f"{path} holds no trees ({packing.status})")
-        topo = packing.topology
-        if spec and topo and not topo.endswith(".json") and topo != spec:
-            raise InputFileError(
-                f"{path} holds trees for {topo}, not for {spec}",
-                hint="build the trees for this topology with `supermesh trees`",
-            )
+        packing = read_packing(path, spec)
         if packing.direction == "out":
             if out is not None:
                 raise InputFileError("two out-tree files given", hint="give one per direction")
@@ -182,7 +148,7 @@ def sim(
     """Simulate a COLLECTIVE of SIZE on topology SPEC and report time, bandwidth, bound, energy."""
     G = load_spec(spec)
     nbytes = parse_size(size)
-    params = parse_overrides(preset, overrides)
+    params = params_from_text(preset, overrides)
     trees = None
     reduce_trees = None
     if tree_files:
@@ -194,9 +160,6 @@ def sim(
         out, inn = read_packings(tree_files, G.graph.get("spec", ""))
         trees = out or inn
         reduce_trees = inn if out is not None else None
-        if algorithm is None and (is_weighted(G, out) or is_weighted(G, inn)):
-            algorithm = THROUGHPUT
-    algorithm = algorithm or "pipeline"
     result = run_algorithm(
         G,
         algorithm,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import sys
 
 import click
@@ -11,43 +9,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from supermesh.cli.common import SPEC_HELP, emit_json, stderr_console, stdout_console
-from supermesh.cli.sim import parse_overrides
 from supermesh.errors import SpecError
+from supermesh.export.table import rows_csv
 from supermesh.sim import PRESETS
 from supermesh.sim.algorithms import ALGORITHMS
 from supermesh.sim.collectives import check_collective
+from supermesh.sim.presets import params_from_text
 from supermesh.sim.sweep import ROW_FIELDS, run_sweep, sweep_cases
 from supermesh.topologies.io import write_text_atomic
-from supermesh.units import format_size, parse_size
+from supermesh.units import format_size, parse_size_list
 
-__all__ = ["parse_sizes", "rows_to_csv", "sweep"]
-
-
-def parse_sizes(text: str) -> list[int]:
-    """``"1MiB,4MiB"`` or a doubling range ``"1MiB:512MiB"`` (both ends included) -> bytes.
-
-    Examples
-    --------
-    >>> parse_sizes("1KiB:4KiB"), parse_sizes("1MiB, 3MiB")
-    ([1024, 2048, 4096], [1048576, 3145728])
-    """
-    out: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if ":" in part:
-            lo_text, _, hi_text = part.partition(":")
-            lo, hi = parse_size(lo_text), parse_size(hi_text)
-            if hi < lo:
-                raise SpecError(f"size range {part!r} runs backwards", hint="write LOW:HIGH")
-            size = lo
-            while size <= hi:
-                out.append(size)
-                size *= 2
-        else:
-            out.append(parse_size(part))
-    return out
+__all__ = ["sweep"]
 
 
 def _names(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
@@ -58,16 +30,6 @@ def _names(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
     if not names:
         raise SpecError(f"no {what} given")
     return names
-
-
-def rows_to_csv(rows: list[dict]) -> str:
-    """Rows as CSV text with a header line (:data:`supermesh.sim.sweep.ROW_FIELDS`)."""
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(ROW_FIELDS), lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: ("" if row.get(k) is None else row[k]) for k in ROW_FIELDS})
-    return buf.getvalue()
 
 
 def _fmt(value: object, digits: int = 4) -> str:
@@ -108,11 +70,11 @@ def sweep(
     as_json: bool,
 ) -> None:
     """Simulate every combination of topologies SPECS, sizes, algorithms and collectives."""
-    params = parse_overrides(preset, overrides)
+    params = params_from_text(preset, overrides)
     colls = [check_collective(c) for c in collectives.split(",") if c.strip()]
     algs = _names(algorithms, ALGORITHMS, "algorithm")
-    totals = [] if per_chiplet else parse_sizes(sizes)
-    each = parse_sizes(per_chiplet) if per_chiplet else []
+    totals = [] if per_chiplet else parse_size_list(sizes)
+    each = parse_size_list(per_chiplet) if per_chiplet else []
     cases = sweep_cases(list(specs), colls, algs, totals, each)
     console = stderr_console(quiet=as_json)
     progress = Progress(
@@ -132,7 +94,7 @@ def sweep(
 
         rows = run_sweep(cases, params, time_limit=time_limit, on_row=advance)
     if csv_path:
-        write_text_atomic(csv_path, rows_to_csv(rows))
+        write_text_atomic(csv_path, rows_csv(rows, ROW_FIELDS))
     if as_json:
         emit_json({"preset": params.name, "rows": rows})
         return

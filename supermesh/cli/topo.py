@@ -2,37 +2,23 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 from rich.table import Table
 
 from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
-from supermesh.errors import SpecError
+from supermesh.export.formats import format_for
+from supermesh.export.topology import FORMATS
 from supermesh.topologies import metrics, to_json
 from supermesh.topologies.io import write_text_atomic
 
-_FORMATS = ("json", "anynet", "dot", "graphml")
-
-
-def _infer_format(path: str, fmt: str | None) -> str:
-    if fmt:
-        return fmt
-    suffix = Path(path).suffix.lower().lstrip(".")
-    mapping = {"json": "json", "anynet": "anynet", "dot": "dot", "gv": "dot", "graphml": "graphml"}
-    if suffix not in mapping:
-        raise SpecError(
-            f"cannot tell the format of {path!r} from its extension",
-            hint="pass --format json|anynet|dot|graphml",
-        )
-    return mapping[suffix]
+_EXTENSIONS = {"json": "json", "anynet": "anynet", "dot": "dot", "gv": "dot", "graphml": "graphml"}
 
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
 @click.option("--json", "as_json", is_flag=True, help="Print the topology and metrics as JSON.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the topology here.")
-@click.option("--format", "fmt", type=click.Choice(_FORMATS), help="Format of -o (default: ext).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Format of -o (default: ext).")
 @click.option("--draw", type=click.Path(dir_okay=False), help="Render a picture (png/svg/pdf).")
 def topo(spec: str, as_json: bool, output: str | None, fmt: str | None, draw: str | None) -> None:
     """Build topology SPEC and print its metrics."""
@@ -41,7 +27,7 @@ def topo(spec: str, as_json: bool, output: str | None, fmt: str | None, draw: st
 
     if draw:
         figure_format(draw)  # a bad extension fails before anything is built or written
-    fmt = _infer_format(output, fmt) if output else None
+    fmt = format_for(output, fmt, _EXTENSIONS) if output else None
     G = load_spec(spec)
     m = metrics(G)
     # build everything first, then write: an error leaves no file behind

@@ -19,9 +19,11 @@ from supermesh.cli import EXIT_FINDINGS
 from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
 from supermesh.errors import SpecError
 from supermesh.topologies.io import write_text_atomic
+from supermesh.trees.bounds.explain import packing_proof
 from supermesh.trees.model import TreePacking
+from supermesh.trees.packing.methods import METHODS, pack_by_method
 
-_METHODS = ("cpsat", "construct", "tto", "algorithm1", "paper")
+_METHODS = (*METHODS, "paper")
 _ROOTS_HELP = (
     "corners (clockwise from the top-left; default), sides (the chiplet N//2 along each side, "
     "clockwise from the north) or node ids like 0,3,3,12 (repeats allowed). Not with --method tto."
@@ -45,72 +47,11 @@ _ROOT_SETS_HELP = (
 )
 
 
-def run(
-    spec: str,
-    roots_text: str | None,
-    k: int | None,
-    direction: str,
-    method: str,
-    time_limit: float,
-    max_height: int | None,
-) -> tuple[nx.MultiDiGraph, TreePacking]:
-    """Parse the options into a library call; return the topology and the packing."""
-    from supermesh.trees.packing import baselines
-    from supermesh.trees.packing.construct import construct_trees
-    from supermesh.trees.packing.search import pack_trees
-    from supermesh.trees.rootspec import resolve_roots
-
-    G = load_spec(spec)
-    if method == "tto":
-        if roots_text is not None or k is not None:
-            raise SpecError(
-                "--method tto picks its own roots (3 corners)", hint="drop --roots and --k"
-            )
-        return G, baselines.tto(G, direction=direction)
-    roots = resolve_roots(G, roots_text or "corners")
-    if k is not None:
-        if not 1 <= k <= len(roots):
-            raise SpecError(
-                f"--k {k} is out of range for {len(roots)} roots",
-                hint=f"use a value from 1 to {len(roots)}",
-            )
-        roots = roots[:k]
-    if method == "algorithm1":
-        return G, baselines.algorithm1(G, roots, direction=direction)
-    if method == "construct":
-        return G, construct_trees(G, roots, direction=direction)
-    if time_limit <= 0:
-        raise SpecError(
-            f"--time-limit {time_limit:g} must be positive", hint="e.g. --time-limit 10"
-        )
-    return G, pack_trees(
-        G, roots, direction=direction, time_limit=time_limit, max_height=max_height
-    )
-
-
-def _certificate_text(p: TreePacking) -> str:
-    c: dict[str, Any] = p.certificate or {}
-    if "set" in c:
-        verb = "left" if p.direction == "in" else "entered"
-        nodes = c["set"]
-        shown = ", ".join(map(str, nodes[:12])) + (", ..." if len(nodes) > 12 else "")
-        return (
-            f"Proof (Edmonds): the node set {{{shown}}} is {verb} by {c['entering_arcs']} arcs, "
-            f"but {c['required']} trees have their root outside it."
-        )
-    if "distance" in c:
-        return (
-            f"Proof: node {c['node']} is {c['distance']} hops from root {c['root']}, "
-            f"more than the height limit {c['max_height']}."
-        )
-    return f"Proof: {c.get('reason', 'see the certificate')} ({c.get('solver', 'solver')})."
-
-
 def _print_human(p: TreePacking, lower: list[int | None]) -> None:
     out = stdout_console()
     if p.status == "infeasible":
         out.print(f"{p.topology}: status infeasible: no such trees exist.", markup=False)
-        out.print(_certificate_text(p), markup=False)
+        out.print(packing_proof(p), markup=False)
         out.print(json.dumps(p.certificate), markup=False)
         return
     table = Table(title=f"{p.topology}: {len(p.trees)} {p.direction}-trees ({p.method})")
@@ -210,7 +151,7 @@ def _print_throughput(p: TreePacking) -> None:
     st = p.stats
     if p.status == "infeasible":
         out.print(f"{p.topology}: status infeasible: no such trees exist.", markup=False)
-        out.print(_certificate_text(p), markup=False)
+        out.print(packing_proof(p), markup=False)
         out.print(json.dumps(p.certificate), markup=False)
         return
     counts = Counter(t.root for t in p.trees)
@@ -262,7 +203,7 @@ def _print_root_sets(p: TreePacking) -> None:
     if p.status == "infeasible":
         c: dict[str, Any] = p.certificate or {}
         out.print(f"{p.topology}: status infeasible: no such root sets exist.", markup=False)
-        out.print(f"Proof: {c['reason']}." if "reason" in c else _certificate_text(p), markup=False)
+        out.print(f"Proof: {c['reason']}." if "reason" in c else packing_proof(p), markup=False)
         out.print(json.dumps(c), markup=False)
         return
     st = p.stats
@@ -422,9 +363,20 @@ def trees(
             spec, collective, direction, parts_text, max_height, min_rate, root_slack, time_limit
         )
     else:
-        make = run_root_sets if root_sets_flag else run
         limit = 10.0 if time_limit is None else time_limit
-        G, packing = make(spec, roots_text, k, direction, method, limit, max_height)
+        if root_sets_flag:
+            G, packing = run_root_sets(spec, roots_text, k, direction, method, limit, max_height)
+        else:
+            G = load_spec(spec)
+            packing = pack_by_method(
+                G,
+                method,
+                roots_text,
+                k=k,
+                direction=direction,
+                time_limit=limit,
+                max_height=max_height,
+            )
     doc = packing.to_json(timings=False)  # no wall-clock times: the same inputs, the same file
     if output and packing.status != "infeasible":
         write_text_atomic(output, json.dumps(doc, indent=1) + "\n")

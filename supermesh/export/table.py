@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from supermesh.trees.schedule.model import FIELDS, Schedule
 
-__all__ = ["CSV_HEADER", "schedule_csv"]
+__all__ = ["CSV_HEADER", "rows_csv", "schedule_csv"]
 
 CSV_HEADER: tuple[str, ...] = ("chiplet", "role", *FIELDS)
 """The header line of :func:`schedule_csv`."""
@@ -69,3 +71,30 @@ def schedule_csv(schedule: Schedule) -> str:
 def _share(shares: tuple[tuple[float, ...], ...], si: int, ti: int) -> str:
     ok = 0 <= si < len(shares) and 0 <= ti < len(shares[si])
     return repr(shares[si][ti]) if ok else ""
+
+
+def rows_csv(rows: Iterable[Mapping[str, Any]], fields: Sequence[str]) -> str:
+    """Rows as CSV text with a header line; a missing or None value is an empty cell.
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        E.g. the rows of :func:`supermesh.sim.sweep.run_sweep`.
+    fields : sequence of str
+        The columns, in order (e.g. :data:`supermesh.sim.sweep.ROW_FIELDS`).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> rows_csv([{"a": 1, "b": None}], ["a", "b"])
+    'a,b\\n1,\\n'
+    """
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(fields), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if row.get(k) is None else row[k]) for k in fields})
+    return buf.getvalue()

@@ -13,6 +13,8 @@ Everything here answers "what is possible?" and comes with the object that prove
   bound, on the direction-free *working network* every packing algorithm builds on.
 - :mod:`~supermesh.trees.bounds.throughput`: the exact ForestColl cut bound on ReduceScatter /
   AllGather throughput, with its bottleneck cut.
+- :mod:`~supermesh.trees.bounds.explain`: each certificate as the sentence a person can check
+  (what ``supermesh bound`` and ``supermesh trees`` print).
 
 Why the height and throughput bounds live here and not beside their packers: a bound is a proof
 about the topology, used by several rooms (packing, roots, throughput, prove, the simulator) and
@@ -47,6 +49,12 @@ _EXPORTS: dict[str, str] = {
     "root_eccentricities": "supermesh.trees.bounds.heights",
     "tree_depths": "supermesh.trees.bounds.heights",
     "height_lower_bound": "supermesh.trees.bounds.heights",
+    # certificates in words
+    "count_proof": "supermesh.trees.bounds.explain",
+    "cut_proof": "supermesh.trees.bounds.explain",
+    "node_set": "supermesh.trees.bounds.explain",
+    "packing_proof": "supermesh.trees.bounds.explain",
+    "roots_proof": "supermesh.trees.bounds.explain",
     # throughput (the ForestColl cut bound)
     "COLLECTIVES": "supermesh.trees.bounds.throughput",
     "RateBound": "supermesh.trees.bounds.throughput",

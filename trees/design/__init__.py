@@ -27,6 +27,8 @@ _EXPORTS: dict[str, str] = {
     "FAMILY_NAMES": "supermesh.trees.design.candidates",
     "candidate_links": "supermesh.trees.design.candidates",
     "parse_links": "supermesh.trees.design.candidates",
+    "parse_costs": "supermesh.trees.design.candidates",
+    "links_budget": "supermesh.trees.design.candidates",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 
@@ -38,7 +39,9 @@ __all__ = [
     "candidate_links",
     "diagonal_pairs",
     "grid_cells",
+    "links_budget",
     "parallel_pairs",
+    "parse_costs",
     "parse_links",
     "perimeter_pairs",
     "port_budgets",
@@ -335,3 +338,56 @@ def port_budgets(
                 hint="give the most links per chiplet, e.g. 4 (router radix 5)",
             )
     return {n: per_node.get(n, default) for n in ports}
+
+
+def parse_costs(texts: Iterable[str]) -> dict[Any, int]:
+    """Link costs as typed after ``--cost``: ``FAMILY=C`` or ``u-v=C`` with an integer ``C``.
+
+    Returns
+    -------
+    dict
+        Family name or link ``(u, v)`` -> cost, as :func:`~supermesh.trees.design.design` takes.
+
+    Raises
+    ------
+    SpecError
+        A text that is not ``KEY=C``.
+
+    Examples
+    --------
+    >>> parse_costs(["diagonal=2", "0-1=3"])
+    {'diagonal': 2, (0, 1): 3}
+    """
+    out: dict[Any, int] = {}
+    for text in texts:
+        key, eq, value = text.partition("=")
+        key = key.strip().lower()
+        if not eq or not value.strip().isdigit() or not key:
+            raise SpecError(
+                f"--cost {text!r} is not KEY=C with an integer C",
+                hint="e.g. --cost diagonal=2 or --cost 0-1=3",
+            )
+        a, dash, b = key.partition("-")
+        is_link = dash and a.isdigit() and b.isdigit()
+        out[(int(a), int(b)) if is_link else key] = int(value)
+    return out
+
+
+def links_budget(max_links: int | None, max_radix: int | None) -> int | None:
+    """Links per chiplet from ``--max-links`` or ``--max-radix`` (one router port is local).
+
+    Examples
+    --------
+    >>> links_budget(None, 5), links_budget(4, None), links_budget(None, None)
+    (4, 4, None)
+    """
+    if max_links is not None and max_radix is not None:
+        raise SpecError(
+            "give --max-links or --max-radix, not both",
+            hint="--max-radix R means at most R - 1 links per chiplet (one port is local)",
+        )
+    if max_radix is not None:
+        if max_radix < 2:
+            raise SpecError(f"--max-radix {max_radix} leaves no link port", hint="e.g. 5")
+        return max_radix - 1
+    return max_links

@@ -1,5 +1,7 @@
 """Tree packing: arc-disjoint spanning trees for given roots, with the smallest heights.
 
+- :mod:`~supermesh.trees.packing.methods`: :func:`pack_by_method`, every method below by name
+  (what ``supermesh trees --method`` calls).
 - :mod:`~supermesh.trees.packing.search`: :func:`pack_trees`, the search around the CP-SAT
   model (warm starts, height bounds, the balancing objectives, a work budget).
 - :mod:`~supermesh.trees.packing.model`: the CP-SAT model itself (a parent per node and tree,
@@ -22,8 +24,10 @@ from supermesh._lazy import lazy_exports
 
 # public name -> module defining it (imported on first use: CP-SAT loads slowly)
 _EXPORTS: dict[str, str] = {
-    # the solver
+    # the solver, and every method by name
     "pack_trees": "supermesh.trees.packing.search",
+    "METHODS": "supermesh.trees.packing.methods",
+    "pack_by_method": "supermesh.trees.packing.methods",
     "Budget": "supermesh.trees.packing.model",
     "PackingProblem": "supermesh.trees.packing.model",
     "PackingModel": "supermesh.trees.packing.model",

@@ -20,10 +20,10 @@ from fractions import Fraction
 from functools import cache
 
 import pytest
+from _msccl import check_result, execute, validate
 from _schedule_trees import packing, rank_sets
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_msccl import check_result, execute, validate
 
 from supermesh.errors import SpecError, TopologyError
 from supermesh.export.msccl import MscclLimits, msccl_program, msccl_xml

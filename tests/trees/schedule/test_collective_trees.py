@@ -1,4 +1,4 @@
-"""Which trees each collective uses (trees/schedule/collective.py): one packing, checked independently.
+"""Which trees each collective uses (trees/schedule/collective.py): one packing, checked.
 
 Facts come from outside the code under test: every packing is re-checked by
 :func:`supermesh.verify.check_packing` (arcs, disjointness, spans, status against bounds);

@@ -8,14 +8,14 @@ import importlib.util
 import json
 
 import pytest
+from _msccl import check_result, execute, validate
 from _schedule_trees import packing, rank_sets, side_trees
-from test_msccl import check_result, execute, validate
 
 from supermesh.cli import main
-from supermesh.cli.schedule import parse_size
 from supermesh.topologies import build
 from supermesh.trees.schedule.build import build_schedule
 from supermesh.trees.schedule.model import Schedule
+from supermesh.units import parse_size
 
 
 def run(argv, capsys):

@@ -20,7 +20,7 @@ from supermesh.cli import main
 from supermesh.draw.common import GALLERY_DIR_ENV, GALLERY_QUICK_ENV
 from supermesh.draw.gallery import find_gallery, gallery_scripts
 
-GALLERY = Path(__file__).resolve().parents[1] / "gallery"
+GALLERY = Path(__file__).resolve().parents[2] / "gallery"
 SCRIPTS = sorted(GALLERY.glob("plot_*.py"))
 MAX_BYTES = 300_000
 
