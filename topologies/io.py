@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from supermesh.errors import InputFileError, SupermeshError
 from supermesh.topologies.model import ARC_CLASSES, NODE_KINDS, arcs, new_topology
 
 __all__ = [
+    "MAX_FILE_BYTES",
     "from_json",
     "read_json_file",
     "read_topology",
@@ -167,25 +170,139 @@ def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.Multi
     return G
 
 
-def read_json_file(path: str | Path) -> Any:
-    """Read and parse a JSON file, turning every I/O or syntax problem into an InputFileError."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        suffix = Path(path).suffix.lower()
-        hint = (
+MAX_FILE_BYTES = 1 << 30
+"""The largest file :func:`read_json_file` reads (1 GiB): a tree file of a 64 x 64 throughput
+packing is a few hundred MiB; anything bigger is not a file this tool wrote."""
+
+_PICTURES = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".gif")
+_EXPORTS = (".csv", ".xml", ".dot", ".gv", ".graphml", ".anynet")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:20]} is too large for a float")
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _kind_hint(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in _PICTURES:
+        return f"{path.name} looks like a picture; give the .json file the tool wrote"
+    if suffix in _EXPORTS:
+        return (
             f"supermesh reads its own JSON files; a {suffix} export cannot be read back: "
             "write the file again with a .json name"
-            if suffix in (".csv", ".xml", ".dot", ".graphml", ".anynet", ".png", ".svg", ".pdf")
-            else "was the file cut short or edited by hand?"
         )
+    return "give a JSON file written by supermesh (`topo -o`, `trees -o`, `schedule -o`)"
+
+
+def read_json_file(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
+    """Read and parse a JSON file the tool wrote (or a person wrote by hand), refusing the rest.
+
+    Only a regular file is read (a symlink to one is followed; a device, FIFO or directory is
+    refused before it is opened), at most ``max_bytes`` of it. The text must be UTF-8 and strict
+    JSON: ``NaN`` / ``Infinity`` literals, numbers too large for a float, integers of thousands of
+    digits, repeated keys in one object and nesting too deep to parse are refused, each with the
+    place it occurs.
+
+    Parameters
+    ----------
+    path : str or Path
+    max_bytes : int
+        The size cap (default :data:`MAX_FILE_BYTES`).
+
+    Returns
+    -------
+    object
+        The parsed document.
+
+    Raises
+    ------
+    InputFileError
+        Anything but a readable regular file holding one strict JSON document, with a hint.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+    ...     _ = f.write('{"a": 1, "a": 2}')
+    >>> read_json_file(f.name)
+    Traceback (most recent call last):
+    ...
+    supermesh.errors.InputFileError: ... is not valid JSON: the key 'a' appears twice in one object
+    """
+    target = Path(path)
+    try:
+        st = os.stat(target)
+    except OSError as exc:
+        raise InputFileError(
+            f"cannot read {path}: {exc.strerror or exc}",
+            hint="check the path (a file written by `supermesh ... -o FILE`)",
+        ) from None
+    if not stat.S_ISREG(st.st_mode):
+        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise InputFileError(
+            f"cannot read {path}: it is {what}", hint="give a .json file written by supermesh"
+        )
+    if st.st_size > max_bytes:
+        raise InputFileError(
+            f"{path} is {st.st_size:,} bytes, more than the {max_bytes:,} bytes this tool reads",
+            hint="this is not a file supermesh wrote; check the path",
+        )
+    try:
+        with open(target, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise InputFileError(f"{path} grew beyond {max_bytes:,} bytes while being read")
+    if b"\0" in data[:8192]:
+        raise InputFileError(f"{path} is a binary file, not JSON text", hint=_kind_hint(target))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputFileError(
+            f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            hint=_kind_hint(target),
+        ) from None
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+        )
+    except json.JSONDecodeError as exc:
         raise InputFileError(
             f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-            hint=hint,
+            hint=_kind_hint(target)
+            if target.suffix.lower() in _PICTURES + _EXPORTS
+            else "was the file cut short or edited by hand?",
+        ) from None
+    except RecursionError:
+        raise InputFileError(
+            f"{path} is nested too deeply to be a supermesh file", hint=_kind_hint(target)
+        ) from None
+    except ValueError as exc:  # a hook's refusal, or an integer of too many digits
+        reason = str(exc)
+        if "integer string conversion" in reason:
+            reason = f"an integer has more than {sys.get_int_max_str_digits()} digits"
+        raise InputFileError(
+            f"{path} is not valid JSON: {reason}", hint="was the file edited by hand?"
         ) from None
 
 
