@@ -63,8 +63,8 @@ _EXPORTS: dict[str, str] = {
     "PhaseBuilder": "supermesh.sim.program",
     "Program": "supermesh.sim.program",
     # engines
-    "Timing": "supermesh.sim.engine",
-    "run_program": "supermesh.sim.engine",
+    "Timing": "supermesh.sim.engine.timing",
+    "run_program": "supermesh.sim.engine.timing",
     "simulate_events": "supermesh.sim.oracle",
     # results
     "SimResult": "supermesh.sim.result",

@@ -193,7 +193,7 @@ def simulate_events(program: Program, *, buffers: int | None = None) -> OracleTi
     program : Program
     buffers : int or None
         Chunk slots at the receiver of every arc (see the module docstring); ``None`` (default):
-        unbounded, the timing :func:`supermesh.sim.engine.run_program` computes.
+        unbounded, the timing :func:`supermesh.sim.engine.timing.run_program` computes.
 
     Returns
     -------

@@ -11,7 +11,7 @@ import numpy as np
 
 from supermesh.sim.bounds import ThroughputBound
 from supermesh.sim.energy import Energy, energy
-from supermesh.sim.engine import Timing
+from supermesh.sim.engine.timing import Timing
 from supermesh.sim.presets import SimParams
 from supermesh.sim.program import Program
 from supermesh.topologies.model import arcs as topology_arcs
@@ -195,7 +195,7 @@ def assemble(
     G : networkx.MultiDiGraph
     program : Program
     timing : Timing
-        From :func:`supermesh.sim.engine.run_program`.
+        From :func:`supermesh.sim.engine.timing.run_program`.
     params : SimParams
     collective, algorithm : str
     nbytes : int

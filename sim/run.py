@@ -9,7 +9,7 @@ import networkx as nx
 from supermesh.sim.baselines.dispatch import baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
-from supermesh.sim.engine import run_program
+from supermesh.sim.engine.timing import run_program
 from supermesh.sim.presets import SimParams, get_preset
 from supermesh.sim.program import Program
 from supermesh.sim.result import SimResult, assemble

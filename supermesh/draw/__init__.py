@@ -11,17 +11,13 @@ trade-off :func:`draw_tradeoff`, one rank's weighted trees :func:`draw_root_tree
 
 from supermesh.draw.common import figure_format, gallery_output, gallery_quick, save_figure
 from supermesh.draw.curves import draw_speedup, draw_sweep
+from supermesh.draw.link_load import LinkLoads, draw_link_load, link_loads, load_colorbar
 from supermesh.draw.pipeline import Timeline, Transfer, draw_pipeline, pipeline_timeline
-from supermesh.draw.throughput import (
-    LinkLoads,
-    draw_link_load,
-    draw_root_trees,
-    link_loads,
-    load_colorbar,
-)
+from supermesh.draw.root_sets import draw_root_sets
+from supermesh.draw.root_trees import draw_root_trees
 from supermesh.draw.topology import draw_topology
 from supermesh.draw.tradeoff import TradeoffPoint, draw_tradeoff, tradeoff_point
-from supermesh.draw.trees import draw_root_sets, draw_trees, tree_depth_map
+from supermesh.draw.trees import draw_trees, tree_depth_map
 from supermesh.draw.utilization import (
     draw_utilization,
     draw_utilization_timeseries,

@@ -2,7 +2,9 @@
 
 Tree, utilisation and pipeline drawings put their colours on exactly the lanes the topology
 drawing uses, so a tree that takes the second copy of a doubled link is drawn on that copy's
-lane, next to (never over) the first.
+lane, next to (never over) the first. The drawings on the layout also share its scale
+(:func:`layout_scale`), the links in their class colours (:func:`draw_link_lanes`, faded under a
+tree) and the framing (:func:`finish_layout`).
 """
 
 from __future__ import annotations
@@ -14,20 +16,32 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.collections import PatchCollection
+from matplotlib.collections import LineCollection, PatchCollection
 from matplotlib.patches import Polygon, Rectangle
 
-from supermesh.draw.common import NODE_STYLES, trim_path
+from supermesh.draw.common import ARC_STYLES, NODE_STYLES, lighten, trim_path
 from supermesh.draw.topology import _STRAIGHT, Route, _lanes, _route, _route_points, node_boxes
 from supermesh.topologies.model import Arc
 
-__all__ = ["LANE_GAP", "Color", "Lane", "arc_lanes", "draw_boxes", "drawn_lanes"]
+__all__ = [
+    "LANE_GAP",
+    "Color",
+    "Lane",
+    "arc_lanes",
+    "draw_boxes",
+    "draw_link_lanes",
+    "drawn_lanes",
+    "finish_layout",
+    "layout_scale",
+]
 
 Color = str | tuple[float, float, float]
 """A colour: a matplotlib name or hex string, or an RGB triple."""
 
 LANE_GAP = 0.13
 """Distance between the lanes of parallel links, in chiplet pitches (as in draw_topology)."""
+
+_OTHER = ARC_STYLES["other"]
 
 
 @dataclass(frozen=True)
@@ -185,3 +199,59 @@ def draw_boxes(
 def drawn_lanes(lanes: dict[Arc, Lane]) -> list[Lane]:
     """One :class:`Lane` per drawn line (a two-way lane once, by its lower-id arc), sorted."""
     return [lane for arc, lane in sorted(lanes.items()) if not lane.two_way or arc[0] < arc[1]]
+
+
+def layout_scale(G: nx.MultiDiGraph, budget: float, cap: float) -> tuple[float, float, float]:
+    """Inches per pitch and the drawing's span (x, y) in pitches.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology (node ``pos`` in pitches).
+    budget : float
+        Inches the longer side of the layout may take.
+    cap : float
+        The most inches per pitch (small topologies are not blown up).
+
+    Returns
+    -------
+    tuple of float
+        ``(inches per pitch, span x, span y)``.
+    """
+    pos = np.array([p for _, p in G.nodes(data="pos")], dtype=float).reshape(-1, 2)
+    span_x, span_y = (np.ptp(pos, axis=0) + 1.0) if len(pos) else (1.0, 1.0)
+    return min(cap, budget / max(span_x, span_y, 1.0)), float(span_x), float(span_y)
+
+
+def draw_link_lanes(ax: Axes, lanes: dict[Arc, Lane], lw: float, fade: float = 0.0) -> None:
+    """Every drawn lane once in its class colour, mixed with white by ``fade``.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    lanes : dict
+        From :func:`arc_lanes`.
+    lw : float
+        Line width in points.
+    fade : float
+        0 draws the class colours, 1 white.
+    """
+    drawn = drawn_lanes(lanes)
+    colors = [lighten(ARC_STYLES.get(lane.cls, _OTHER).color, fade) for lane in drawn]
+    coll = LineCollection(
+        [lane.points() for lane in drawn],
+        colors=colors,
+        linewidths=lw,
+        zorder=1.5,
+        capstyle="butt",
+    )
+    coll.set_gid("links")
+    ax.add_collection(coll, autolim=True)
+
+
+def finish_layout(ax: Axes) -> None:
+    """Frame a drawing on the layout: equal aspect, fitted to what is drawn, no axes."""
+    ax.set_aspect("equal")
+    ax.autoscale_view()
+    ax.margins(0.04)
+    ax.axis("off")

@@ -22,7 +22,7 @@ from matplotlib.ticker import EngFormatter
 from supermesh.draw.common import lighten, new_figure, tree_color
 from supermesh.errors import SupermeshError
 from supermesh.sim.collectives import check_collective, tree_program
-from supermesh.sim.engine import run_program
+from supermesh.sim.engine.timing import run_program
 from supermesh.sim.presets import SimParams, get_preset
 from supermesh.topologies.model import Arc
 from supermesh.trees.model import Tree, TreePacking, TreeSet

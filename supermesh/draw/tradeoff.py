@@ -5,7 +5,7 @@ with trees as low as the eccentricity allows; capping each tree at its root's ec
 (``root_slack=0``) can cost rate; an LP with no height cap (ForestColl does not look at heights)
 may grow taller trees; the paper's root sets (4 arc-disjoint trees per set, sets in turn) reach
 ``n / (number of sets)`` links. :func:`tradeoff_point` places a packing on the rate-height plane
-(rate recounted exactly by :func:`~supermesh.draw.throughput.link_loads`) and
+(rate recounted exactly by :func:`~supermesh.draw.link_load.link_loads`) and
 :func:`draw_tradeoff` plots several.
 
 References
@@ -27,10 +27,11 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from supermesh.draw.common import new_figure, tree_color
-from supermesh.draw.throughput import collective_of, link_loads, normalised_shares
+from supermesh.draw.link_load import collective_of, link_loads
 from supermesh.errors import SupermeshError
 from supermesh.trees.bounds.throughput import throughput_bound
 from supermesh.trees.model import TreePacking
+from supermesh.trees.throughput.rates import root_shares
 
 __all__ = ["TradeoffPoint", "draw_tradeoff", "tradeoff_point"]
 
@@ -107,7 +108,7 @@ def tradeoff_point(
     loads = link_loads(G, packing)
     if optimum is None:
         optimum = throughput_bound(G, collective_of(packing), ranks=packing.span).value
-    shares = normalised_shares(packing)
+    shares = root_shares(packing)
     mean = sum(s * t.height for s, t in zip(shares, packing.trees, strict=True)) / loads.ranks
     floor = packing.stats.get("eccentricity_bound")
     return TradeoffPoint(

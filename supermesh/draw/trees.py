@@ -1,4 +1,4 @@
-"""Draw trees (one panel per tree, on the topology's layout) and root sets with their heights.
+"""Draw trees: one panel per tree on the topology's layout, each node marked with its depth.
 
 Every tree arc is drawn on the lane of the physical link it uses, so two trees that share a
 doubled link appear as two separate lines, one per copy (:mod:`supermesh.draw.geometry`).
@@ -7,7 +7,6 @@ doubled link appear as two separate lines, one per copy (:mod:`supermesh.draw.ge
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 import networkx as nx
 import numpy as np
@@ -17,18 +16,24 @@ from matplotlib.figure import Figure, FigureBase
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from supermesh.draw.common import ARC_STYLES, lighten, new_figure, panel_figure, tree_color
-from supermesh.draw.geometry import Color, Lane, arc_lanes, draw_boxes, drawn_lanes
+from supermesh.draw.common import ARC_STYLES, lighten, panel_figure, tree_color
+from supermesh.draw.geometry import (
+    Color,
+    Lane,
+    arc_lanes,
+    draw_boxes,
+    draw_link_lanes,
+    finish_layout,
+    layout_scale,
+)
 from supermesh.errors import SupermeshError, TopologyError
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 
-__all__ = ["draw_root_sets", "draw_trees", "tree_depth_map"]
+__all__ = ["draw_trees", "tree_depth_map"]
 
 TreesLike = TreePacking | TreeSet | Sequence[Tree]
-SetsLike = TreePacking | Sequence[TreeSet] | Sequence[Sequence[int]]
 
 _ADDED_DASH = (0, (2.2, 1.2))
-_OTHER = ARC_STYLES["other"]
 
 
 def _direction(tree: Tree, direction: str | None) -> str:
@@ -98,37 +103,6 @@ def _check_arcs(G: nx.MultiDiGraph, tree: Tree) -> None:
             )
 
 
-def _scale(G: nx.MultiDiGraph, budget: float, cap: float) -> tuple[float, float, float]:
-    """Inches per pitch and the drawing's span (x, y) in pitches."""
-    pos = np.array([p for _, p in G.nodes(data="pos")], dtype=float).reshape(-1, 2)
-    span_x, span_y = (np.ptp(pos, axis=0) + 1.0) if len(pos) else (1.0, 1.0)
-    return min(cap, budget / max(span_x, span_y, 1.0)), float(span_x), float(span_y)
-
-
-def _link_lanes(
-    ax: Axes, lanes: dict[tuple[int, int, int], Lane], lw: float, fade: float = 0.0
-) -> None:
-    """Every drawn lane once in its class colour, mixed with white by ``fade``."""
-    drawn = drawn_lanes(lanes)
-    colors = [lighten(ARC_STYLES.get(lane.cls, _OTHER).color, fade) for lane in drawn]
-    coll = LineCollection(
-        [lane.points() for lane in drawn],
-        colors=colors,
-        linewidths=lw,
-        zorder=1.5,
-        capstyle="butt",
-    )
-    coll.set_gid("links")
-    ax.add_collection(coll, autolim=True)
-
-
-def _finish(ax: Axes) -> None:
-    ax.set_aspect("equal")
-    ax.autoscale_view()
-    ax.margins(0.04)
-    ax.axis("off")
-
-
 def _tree_panel(
     ax: Axes,
     G: nx.MultiDiGraph,
@@ -141,7 +115,7 @@ def _tree_panel(
 ) -> None:
     depth = tree_depth_map(tree, direction)
     lw = float(np.clip(3.0 * scale, 0.8, 2.4))
-    _link_lanes(ax, lanes, lw * 0.55, 0.72)
+    draw_link_lanes(ax, lanes, lw * 0.55, 0.72)
     paths = [lanes[a].points() for a in tree.arcs]
     styles = ["solid" if lanes[a].cls != "added" else _ADDED_DASH for a in tree.arcs]
     coll = LineCollection(
@@ -177,7 +151,7 @@ def _tree_panel(
                 zorder=4,
             )
             text.set_gid("node-id")
-    _finish(ax)
+    finish_layout(ax)
 
 
 def _flatten(trees: TreesLike) -> tuple[list[tuple[int | None, Tree]], str | None]:
@@ -277,7 +251,7 @@ def draw_trees(
     weighted = any(tree.share != 1.0 for _, tree in items)
     for _, tree in items:
         _check_arcs(G, tree)
-    scale, span_x, span_y = _scale(G, 4.5, 0.55)
+    scale, span_x, span_y = layout_scale(G, 4.5, 0.55)
     fig, axes = panel_figure(
         len(items), ncols, span_x * scale + 0.25, span_y * scale + 0.45, fig=fig
     )
@@ -322,145 +296,3 @@ def _trees_legend(fig: FigureBase, G: nx.MultiDiGraph) -> None:
     fig.legend(
         handles=handles, loc="outside lower center", ncols=len(handles), frameon=False, fontsize=8
     )
-
-
-def _sets_of(sets: SetsLike) -> list[tuple[list[int], int | None, int | None]]:
-    """(roots, height, lower bound) per set."""
-    groups = sets.sets if isinstance(sets, TreePacking) else sets
-    out: list[tuple[list[int], int | None, int | None]] = []
-    for s in groups:
-        if isinstance(s, TreeSet):
-            out.append((s.roots, s.height, s.lower_bound))
-        else:
-            out.append(([int(r) for r in s], None, None))
-    return out
-
-
-def draw_root_sets(
-    G: nx.MultiDiGraph,
-    sets: SetsLike,
-    ax: Axes | None = None,
-    *,
-    heights: Sequence[int | None] | None = None,
-    title: str | None = None,
-) -> Figure:
-    """Root sets on the topology's layout: each set's roots in its colour, heights in the legend.
-
-    This is the paper's figure 8 (root selection for pipelined ReduceScatter / AllGather): the
-    roots run set after set, and a set is as slow as its tallest tree.
-
-    Parameters
-    ----------
-    G : networkx.MultiDiGraph
-    sets : TreePacking, sequence of TreeSet, or sequence of root lists
-        The sets in the order they run.
-    ax : matplotlib Axes, optional
-        Draw into this Axes (the legend goes right of it); by default a new Figure.
-    heights : sequence of int, optional
-        Height of each set when ``sets`` are plain root lists.
-    title : str, optional
-        Defaults to the topology's name.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-
-    Raises
-    ------
-    SupermeshError
-        No sets, or ``heights`` of the wrong length.
-    TopologyError
-        A root that is not a node of ``G``.
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> fig = draw_root_sets(build("smalter:4x4"), [[0, 3, 15, 12], [1, 7, 14, 8]], heights=[6, 5])
-    >>> [t.get_text() for t in fig.legends[0].get_texts()][:2]
-    ['set 1: roots 0, 3, 15, 12; height 6', 'set 2: roots 1, 7, 14, 8; height 5']
-    """
-    groups = _sets_of(sets)
-    if not groups:
-        raise SupermeshError("no root sets to draw", hint="pass at least one set")
-    if heights is not None:
-        if len(heights) != len(groups):
-            raise SupermeshError(
-                f"{len(heights)} heights for {len(groups)} sets",
-                hint="give one height per set (or None)",
-            )
-        groups = [(r, h, lb) for (r, _, lb), h in zip(groups, heights, strict=True)]
-    set_of: dict[int, int] = {}
-    for i, (roots, _, _) in enumerate(groups):
-        for r in roots:
-            if r not in G:
-                raise TopologyError(f"root {r} is not a node of {G.graph.get('name', 'G')}")
-            set_of.setdefault(r, i)
-    scale, span_x, span_y = _scale(G, 7.0, 0.7)
-    own = ax is None
-    if ax is None:
-        fig, ax = new_figure(span_x * scale + 3.2, span_y * scale + 0.6)
-    else:
-        fig = cast(Figure, ax.get_figure(root=True))
-    lanes = arc_lanes(G)
-    _link_lanes(ax, lanes, float(np.clip(2.4 * scale, 0.6, 1.8)))
-    faces: dict[int, Color] = {n: lighten(tree_color(i), 0.45) for n, i in set_of.items()}
-    edges = {n: tree_color(i) for n, i in set_of.items()}
-    boxes = draw_boxes(ax, G, faces=faces, edges=edges, widths=dict.fromkeys(set_of, 2.0))
-    size = float(np.clip(13.0 * scale, 5.0, 9.0))
-    for n in sorted(G.nodes):
-        (x, y), (_, hy) = G.nodes[n]["pos"], boxes[n]
-        ax.text(x, y + 0.25 * hy, str(n), ha="center", va="center", fontsize=size, zorder=4)
-        if n in set_of:
-            text = ax.text(
-                x,
-                y - 0.45 * hy,
-                f"S{set_of[n] + 1}",
-                ha="center",
-                va="center",
-                fontsize=size * 0.8,
-                weight="bold",
-                color="#202020",
-                zorder=4,
-            )
-            text.set_gid("set")
-    _finish(ax)
-    ax.set_title(title if title is not None else G.graph.get("name", ""), fontsize=10)
-    handles: list[Patch | Line2D] = [
-        Patch(
-            facecolor=lighten(tree_color(i), 0.45),
-            edgecolor=tree_color(i),
-            lw=2,
-            label=_set_label(i, roots, h, lb),
-        )
-        for i, (roots, h, lb) in enumerate(groups)
-    ]
-    classes = {lane.cls for lane in lanes.values()}
-    handles += [
-        Line2D([], [], color=ARC_STYLES[c].color, lw=2, label=ARC_STYLES[c].label)
-        for c in ARC_STYLES
-        if c in classes
-    ]
-    where = (
-        {"loc": "outside right upper"}
-        if own
-        else {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0}
-    )
-    (fig if own else ax).legend(
-        handles=handles,
-        frameon=False,
-        fontsize=8,
-        title="root sets, in run order",
-        title_fontsize=8,
-        alignment="left",
-        **where,
-    )
-    return fig
-
-
-def _set_label(i: int, roots: list[int], height: int | None, bound: int | None) -> str:
-    label = f"set {i + 1}: roots {', '.join(map(str, roots))}"
-    if height is not None:
-        label += f"; height {height}"
-        if bound is not None and bound != height:
-            label += f" (bound {bound})"
-    return label

@@ -22,7 +22,7 @@ from matplotlib.ticker import EngFormatter
 from supermesh.draw.common import new_figure, tree_color
 from supermesh.draw.geometry import arc_lanes, draw_boxes
 from supermesh.errors import SupermeshError, TopologyError
-from supermesh.sim.engine import run_program
+from supermesh.sim.engine.timing import run_program
 from supermesh.sim.program import Program
 from supermesh.sim.result import SimResult
 from supermesh.topologies.model import Arc, arcs

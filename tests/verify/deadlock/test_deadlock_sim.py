@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from supermesh.sim import simulate
-from supermesh.sim.engine import run_program
+from supermesh.sim.engine.timing import run_program
 from supermesh.sim.oracle import simulate_events
 from supermesh.sim.program import DeadlockError, PhaseBuilder, Program
 from supermesh.testing.examples import smbi_corner_trees

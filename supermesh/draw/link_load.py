@@ -1,5 +1,4 @@
-"""Throughput packings drawn: link loads with the bottleneck cut, and the weighted trees of one
-rank (the rate-height trade-off is in :mod:`supermesh.draw.tradeoff`).
+"""Draw the link loads of a throughput packing, with the bottleneck cut that bounds its rate.
 
 A throughput packing (:func:`supermesh.trees.throughput.pack.pack_throughput`) runs every tree at
 once, each carrying a share of its root's data. At algorithm bandwidth ``rho`` (links) a rank sends
@@ -7,8 +6,9 @@ at ``rho / n`` link units, so arc ``a`` carries ``rho / n * (sum of the shares o
 a)``, at most its bandwidth. :func:`link_loads` computes these loads exactly (also for root sets
 run one after another, the paper's scheme), :func:`draw_link_load` colours every directed link by
 its load and shades the bottleneck cut of
-:func:`~supermesh.trees.bounds.throughput.throughput_bound`, and :func:`draw_root_trees` draws the
-trees one rank roots with their shares.
+:func:`~supermesh.trees.bounds.throughput.throughput_bound`. The trees one rank roots are drawn by
+:func:`~supermesh.draw.root_trees.draw_root_trees`, the rate-height trade-off by
+:mod:`supermesh.draw.tradeoff`.
 
 References
 ----------
@@ -32,23 +32,21 @@ from matplotlib.patches import Patch, Rectangle
 
 from supermesh.draw.common import lighten
 from supermesh.draw.topology import node_boxes
-from supermesh.draw.trees import draw_trees
 from supermesh.draw.utilization import CMAP, draw_utilization
 from supermesh.errors import SupermeshError, TopologyError
 from supermesh.topologies.model import Arc, arcs
 from supermesh.trees.bounds.throughput import exact_fraction, throughput_bound
-from supermesh.trees.model import Tree, TreePacking
-from supermesh.trees.throughput.rates import root_shares as normalised_shares
+from supermesh.trees.model import TreePacking
+from supermesh.trees.throughput.rates import root_shares
 
 __all__ = [
     "CUT_COLOR",
     "LinkLoads",
+    "check_packing",
     "collective_of",
     "draw_link_load",
-    "draw_root_trees",
     "link_loads",
     "load_colorbar",
-    "normalised_shares",
 ]
 
 CUT_COLOR = "#1b9e77"
@@ -92,7 +90,21 @@ class LinkLoads:
         return sorted(a for a, x in self.loads.items() if x == top and top > 0)
 
 
-def _check_packing(G: nx.MultiDiGraph, packing: TreePacking) -> None:
+def check_packing(G: nx.MultiDiGraph, packing: TreePacking) -> None:
+    """Check that ``packing`` is a packing with trees, all on arcs of ``G``, before drawing it.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    packing : TreePacking
+
+    Raises
+    ------
+    SupermeshError
+        Not a packing, or one with no trees.
+    TopologyError
+        A tree arc the topology lacks.
+    """
     if not isinstance(packing, TreePacking):
         raise SupermeshError(
             f"expected a TreePacking, got {type(packing).__name__}",
@@ -155,8 +167,8 @@ def link_loads(
     >>> loads.rate, loads.max_load, len(loads.busiest) > 0
     (Fraction(64, 15), Fraction(1, 1), True)
     """
-    _check_packing(G, packing)
-    shares = iter(normalised_shares(packing))
+    check_packing(G, packing)
+    shares = iter(root_shares(packing))
     n = len({t.root for t in packing.trees})
     total: dict[Arc, Fraction] = dict.fromkeys(arcs(G), Fraction(0))
     span = Fraction(0)  # sum over sets of the set's busiest arc
@@ -316,111 +328,3 @@ def draw_link_load(
     if colorbar:
         load_colorbar(cast(FigureBase, ax.get_figure(root=False)), ax, vmax=vmax)
     return fig
-
-
-def _share_text(share: Fraction) -> str:
-    exact = f"{share} = " if share.denominator <= 999 and share.denominator > 1 else ""
-    return f"{exact}{float(share):.1%}"
-
-
-def draw_root_trees(
-    G: nx.MultiDiGraph,
-    packing: TreePacking,
-    root: int,
-    fig: FigureBase | None = None,
-    *,
-    merge: bool = True,
-    max_panels: int | None = 8,
-    ncols: int = 4,
-    labels: bool = True,
-    legend: bool = True,
-    title: str | None = None,
-) -> Figure:
-    """All the trees one rank roots, one panel each, titled with share and height.
-
-    Trees are drawn by :func:`~supermesh.draw.trees.draw_trees`, largest share first.
-
-    Parameters
-    ----------
-    G : networkx.MultiDiGraph
-    packing : TreePacking
-    root : int
-        The rank whose trees are drawn.
-    fig : matplotlib Figure or SubFigure, optional
-        An empty (sub)figure to draw into.
-    merge : bool
-        Draw identical trees once with their shares added (equal-part packings repeat trees).
-    max_panels : int or None
-        Draw at most this many trees (the largest shares); None draws all.
-    ncols : int
-        Panels per row.
-    labels, legend : bool
-        As in :func:`~supermesh.draw.trees.draw_trees`.
-    title : str, optional
-        Defaults to the topology, the root and its number of trees.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-
-    Raises
-    ------
-    SupermeshError
-        Not a packing, bad shares, or ``max_panels`` below 1.
-    TopologyError
-        ``root`` roots no tree of the packing, or a tree arc the topology lacks.
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> from supermesh.trees.throughput.pack import pack_throughput
-    >>> G = build("mesh:3x3")
-    >>> fig = draw_root_trees(G, pack_throughput(G), 0)
-    >>> [ax.get_title() for ax in fig.axes]
-    ['share 1/2 = 50.0%, height 4', 'share 1/2 = 50.0%, height 4']
-    """
-    _check_packing(G, packing)
-    shares = normalised_shares(packing)
-    mine: dict[tuple[Arc, ...], tuple[Tree, Fraction, int]] = {}
-    for i, (tree, share) in enumerate(zip(packing.trees, shares, strict=True)):
-        if tree.root != root:
-            continue
-        key = tree.arcs if merge else (*tree.arcs, (-1, -1, i))
-        old = mine.get(key)
-        mine[key] = (tree, share + (old[1] if old else 0), (old[2] if old else 0) + 1)
-    if not mine:
-        roots = sorted({t.root for t in packing.trees})
-        raise TopologyError(
-            f"chiplet {root!r} roots no tree of this packing",
-            hint=f"roots are {roots[0]}..{roots[-1]}" if roots else None,
-        )
-    items = sorted(mine.values(), key=lambda x: (-x[1], x[0].arcs))
-    trees = [Tree(t.root, t.arcs, t.height, float(s)) for t, s, _ in items]
-    titles = [
-        f"share {_share_text(s)}, height {t.height}" + (f" (×{c})" if c > 1 else "")
-        for t, s, c in items
-    ]
-    if max_panels is not None and not (
-        isinstance(max_panels, int) and not isinstance(max_panels, bool) and max_panels >= 1
-    ):
-        raise SupermeshError(
-            f"max_panels must be a positive integer, got {max_panels!r}",
-            hint="e.g. max_panels=8 (or None to draw every tree)",
-        )
-    shown = len(items) if max_panels is None else min(max_panels, len(items))
-    count = sum(c for _, _, c in items)
-    if title is None:
-        copies = f" ({len(items)} distinct)" if len(items) < count else ""
-        title = f"{G.graph.get('name', '')}: the {count} trees of chiplet {root}{copies}"
-    return draw_trees(
-        G,
-        trees,
-        fig,
-        direction=packing.direction,
-        ncols=ncols,
-        labels=labels,
-        legend=legend,
-        title=title,
-        titles=titles[:shown],
-        max_panels=shown,
-    )

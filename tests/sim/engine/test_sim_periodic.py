@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from supermesh.sim import PhaseBuilder, Program, get_preset, run_program, simulate_events
-from supermesh.sim.engine import _PhaseRun
+from supermesh.sim.engine import sequential
 from supermesh.sim.packing import packing_program
 from supermesh.topologies import build
 from supermesh.trees.throughput.pack import pack_throughput
@@ -72,14 +72,14 @@ def test_throughput_packing_program_equals_oracle(spec, preset, collective, monk
     direction = "in" if collective == "reducescatter" else "out"
     packing = pack_throughput(G, direction=direction, parts=4)
     found: list[int] = []
-    repeat = _PhaseRun._repeat
+    repeat = sequential._repeat
 
     def spy(finishes, c, max_period=4):
         q = repeat(finishes, c, max_period)
         found.extend([q] if q else [])
         return q
 
-    monkeypatch.setattr(_PhaseRun, "_repeat", staticmethod(spy))
+    monkeypatch.setattr(sequential, "_repeat", spy)
     # 40 chunks per tree: long enough for a repetition to be found and extended
     assert_same(packing_program(G, packing, collective, n * 4 * 40 * 12288, get_preset(preset)))
     if spec == "smbi:4x4":  # every link saturated: the times repeat after a few chunks

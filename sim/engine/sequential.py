@@ -1,0 +1,267 @@
+"""Groups the level path does not take, solved transfer by transfer in dependency order.
+
+Ring steps, one-shot exchanges, MultiTree steps and throughput packings give groups with several
+blocks on one link, unequal chunk counts or dependencies on earlier groups.
+:func:`solve_periodic` takes those whose blocks depend only on each other: it computes whole
+chunks in turn until the times repeat and extends the repetition (a throughput packing's pipeline
+fills after a few chunks). :func:`solve_general` takes any group, one transfer at a time. Both
+compute exactly what :func:`supermesh.sim.oracle.simulate_events` computes.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from supermesh.sim.program import DeadlockError
+
+if TYPE_CHECKING:
+    from supermesh.sim.engine.timing import PhaseRun
+
+__all__ = ["solve_general", "solve_periodic"]
+
+
+def solve_periodic(run: PhaseRun, lo: int, hi: int) -> bool:
+    """Solve the group of blocks ``lo:hi`` chunk by chunk until the times repeat, then extend.
+
+    For groups whose blocks share links with chunk counts alike. Chunk ``c``'s times are a
+    max-plus function of chunk ``c - 1``'s (each link's first transfer of a chunk waits for its
+    last of the previous chunk; nothing else crosses chunks), homogeneous from chunk 1 on (every
+    transfer then has a FIFO predecessor, so the phase start no longer binds). Hence once chunk
+    ``c`` equals chunk ``c - q`` plus one constant ``delta`` for every transfer, every later
+    chunk repeats with period ``q`` and step ``delta`` exactly (what a throughput schedule
+    reaches after its pipeline fills). That holds while every block is still sending, up to the
+    smallest count; the chunks some blocks have beyond it (a root's block split unevenly among
+    its trees) are then computed one by one.
+
+    Parameters
+    ----------
+    run : PhaseRun
+        The phase being solved: its arc free times are advanced and every block is recorded.
+    lo, hi : int
+        The group's blocks, ``lo`` to ``hi - 1``.
+
+    Returns
+    -------
+    bool
+        False (nothing done) when the group does not fit: a block with fewer than 2 chunks, a
+        dependency on another group or on a block with fewer chunks, or a cycle (which
+        :func:`solve_general` reports).
+    """
+    p = run.p
+    m = hi - lo
+    counts = p.count[lo:hi].tolist()
+    if m == 0 or min(counts) < 2:
+        return False
+    deps = [[d - lo for d in p.deps[b]] for b in range(lo, hi)]
+    if any(d < 0 or d >= m or counts[d] < counts[k] for k, ds in enumerate(deps) for d in ds):
+        return False
+    common, longest = min(counts), max(counts)
+    arcs = p.arc[lo:hi].tolist()
+    prev_same: list[int] = [-1] * m  # FIFO predecessor within the chunk (block order)
+    last: dict[int, int] = {}
+    for k, arc in enumerate(arcs):
+        prev_same[k] = last.get(arc, -1)
+        last[arc] = k
+    # predecessor in the previous chunk for the first block of each arc: the arc's last block
+    prev_chunk = [last[arcs[k]] if prev_same[k] < 0 else -1 for k in range(m)]
+    topo = _block_order(deps, prev_same)
+    if topo is None:
+        return False  # the general path reports the deadlock
+    dur = p.duration[lo:hi].tolist()
+    delay = p.delay[lo:hi].tolist()
+    rel, t0 = run.rel, run.t0
+    avail = [float(run.avail[a]) for a in arcs]
+    starts: list[list[float]] = []
+    finishes: list[list[float]] = []
+    period = delta = 0.0
+    for c in range(common):
+        st = [0.0] * m
+        fi = [0.0] * m
+        before = finishes[-1] if finishes else None
+        for k in topo:
+            if prev_same[k] >= 0:
+                t = fi[prev_same[k]] + rel
+            elif before is not None:
+                t = before[prev_chunk[k]] + rel
+            else:
+                t = max(avail[k], t0)
+            for d in deps[k]:
+                if fi[d] + delay[k] > t:
+                    t = fi[d] + delay[k]
+            st[k] = t
+            fi[k] = t + dur[k]
+        starts.append(st)
+        finishes.append(fi)
+        found = _repeat(finishes, c)
+        if found:
+            period = found
+            delta = finishes[c][0] - finishes[c - found][0]
+            break
+    S = np.asarray(starts).T  # blocks x computed chunks
+    F = np.asarray(finishes).T
+    done = S.shape[1]
+    if done < common:
+        q = int(period)
+        extra = np.arange(done, common)
+        laps = (extra - (done - q)) // q  # whole periods past the last computed copy
+        src = extra - laps * q
+        S = np.concatenate([S, S[:, src] + laps * delta], axis=1)
+        F = np.concatenate([F, F[:, src] + laps * delta], axis=1)
+    arc_free = {arc: float(F[k, -1]) for arc, k in last.items()}  # last finish per arc
+    tail_s: list[list[float]] = [[] for _ in range(m)]
+    tail_f: list[list[float]] = [[] for _ in range(m)]
+    for c in range(common, longest):  # FIFO order (chunk, block) over the blocks still sending
+        fi_c: dict[int, float] = {}
+        for k in topo:
+            if counts[k] <= c:
+                continue
+            t = arc_free[arcs[k]] + rel
+            for d in deps[k]:
+                if fi_c[d] + delay[k] > t:
+                    t = fi_c[d] + delay[k]
+            tail_s[k].append(t)
+            tail_f[k].append(t + dur[k])
+            fi_c[k] = arc_free[arcs[k]] = t + dur[k]
+    for arc, f in arc_free.items():
+        run.avail[arc] = f + rel
+    for k in range(m):
+        s_k, f_k = S[k], F[k]
+        if tail_s[k]:
+            s_k = np.concatenate([s_k, tail_s[k]])
+            f_k = np.concatenate([f_k, tail_f[k]])
+        run.record(lo + k, s_k, f_k)
+    return True
+
+
+def _block_order(deps: list[list[int]], prev_same: list[int]) -> list[int] | None:
+    """Blocks in an order where each comes after its dependencies and its FIFO predecessor."""
+    m = len(deps)
+    succ: list[list[int]] = [[] for _ in range(m)]
+    indeg = [0] * m
+    for k in range(m):
+        for d in [*deps[k], prev_same[k]]:
+            if d >= 0:
+                succ[d].append(k)
+                indeg[k] += 1
+    topo: list[int] = []
+    queue = deque(k for k in range(m) if indeg[k] == 0)
+    while queue:
+        k = queue.popleft()
+        topo.append(k)
+        for j in succ[k]:
+            indeg[j] -= 1
+            if indeg[j] == 0:
+                queue.append(j)
+    return topo if len(topo) == m else None
+
+
+def _repeat(finishes: list[list[float]], c: int, max_period: int = 4) -> int:
+    """The period ``q`` if chunk ``c`` is chunk ``c - q`` shifted by one constant, else 0."""
+    now = np.asarray(finishes[c])
+    for q in range(1, max_period + 1):
+        if c - q < 1:  # chunk 0 is not homogeneous (phase start, arc free times)
+            break
+        diff = now - np.asarray(finishes[c - q])
+        if diff.max() - diff.min() <= 1e-9 * max(1.0, float(abs(now).max())):
+            return q
+    return 0
+
+
+def solve_general(run: PhaseRun, lo: int, hi: int) -> None:
+    """Solve the group of blocks ``lo:hi`` transfer by transfer in topological order.
+
+    Takes any group: blocks sharing links with any chunk counts, and dependencies on blocks of
+    earlier groups (read from ``run.finish``). Inside the group the FIFO order is chunk, then
+    position in the block list.
+
+    Parameters
+    ----------
+    run : PhaseRun
+        The phase being solved: its arc free times are advanced and every block is recorded.
+    lo, hi : int
+        The group's blocks, ``lo`` to ``hi - 1``.
+
+    Raises
+    ------
+    DeadlockError
+        If a block waits for a chunk its dependency never sends, or the FIFO order and the
+        dependencies wait on each other.
+    """
+    p = run.p
+    counts = p.count[lo:hi].tolist()
+    arcs = p.arc[lo:hi].tolist()
+    dur = p.duration[lo:hi].tolist()
+    delay = p.delay[lo:hi].tolist()
+    deps = p.deps[lo:hi]
+    offset = [0] * (hi - lo + 1)  # entry id of (b, c) is offset[b - lo] + c
+    for k, cnt in enumerate(counts):
+        offset[k + 1] = offset[k] + cnt
+    n = offset[-1]
+    # FIFO order inside the group: chunk, then position in the block list
+    order = sorted(((c, k) for k in range(hi - lo) for c in range(counts[k])), key=lambda e: e)
+    prev = [-1] * n
+    last_on_arc: dict[int, int] = {}
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for c, k in order:
+        i = offset[k] + c
+        arc = arcs[k]
+        if arc in last_on_arc:
+            prev[i] = last_on_arc[arc]
+            succ[prev[i]].append(i)
+            indeg[i] += 1
+        last_on_arc[arc] = i
+        for d in deps[k]:
+            if c >= int(p.count[d]):
+                raise DeadlockError(
+                    f"block {lo + k} waits for chunk {c} that block {d} never sends"
+                )
+            if lo <= d < hi:
+                succ[offset[d - lo] + c].append(i)
+                indeg[i] += 1
+    block_of = [0] * n
+    for k in range(hi - lo):
+        for c in range(counts[k]):
+            block_of[offset[k] + c] = k
+    start = [0.0] * n
+    finish = [0.0] * n
+    avail = run.avail
+    rel, t0 = run.rel, run.t0
+    queue = deque(i for i in range(n) if indeg[i] == 0)
+    seen = 0
+    while queue:
+        i = queue.popleft()
+        seen += 1
+        k = block_of[i]
+        c = i - offset[k]
+        t = float(avail[arcs[k]]) if prev[i] < 0 else finish[prev[i]] + rel
+        if t < t0:
+            t = t0
+        for d in deps[k]:
+            inside = lo <= d < hi
+            fd = finish[offset[d - lo] + c] if inside else float(run.finish[d][c])  # type: ignore[index]
+            if fd + delay[k] > t:
+                t = fd + delay[k]
+        start[i] = t
+        finish[i] = t + dur[k]
+        for j in succ[i]:
+            indeg[j] -= 1
+            if indeg[j] == 0:
+                queue.append(j)
+    if seen != n:
+        raise DeadlockError(
+            f"{n - seen} transfers never start: the FIFO order and the dependencies wait on "
+            "each other",
+            hint="order each link's transfers so that no transfer waits behind one it feeds",
+        )
+    for arc, i in last_on_arc.items():
+        avail[arc] = finish[i] + rel
+    start_arr = np.asarray(start)
+    finish_arr = np.asarray(finish)
+    for k in range(hi - lo):
+        if counts[k]:
+            a, b = offset[k], offset[k + 1]
+            run.record(lo + k, start_arr[a:b], finish_arr[a:b])
