@@ -2,7 +2,7 @@
 
 For one topology :func:`prove_size` finds
 
-- ``max_trees`` with free roots (:func:`~supermesh.trees.bounds.counts.max_trees_free`), the Frank
+- ``max_trees`` with free roots (:func:`~supermesh.trees.bounds.free.max_trees_free`), the Frank
   subpartition ruling out one more (``upper``), and a packing of ``max_trees`` trees (``lower``);
 - for each named root choice (``corners``, ``sides``, ``corners3``): Edmonds' cut when the roots
   are impossible, else trees of the smallest height it can prove: a geodesic matching
@@ -38,7 +38,8 @@ import networkx as nx
 from supermesh.errors import SolverError
 from supermesh.topologies import build
 from supermesh.topologies.model import compute_nodes
-from supermesh.trees.bounds.counts import CountBound, check_roots, max_trees_free
+from supermesh.trees.bounds.counts import CountBound, check_roots
+from supermesh.trees.bounds.free import max_trees_free
 from supermesh.trees.bounds.heights import height_lower_bound
 from supermesh.trees.model import TreePacking
 from supermesh.trees.packing.closedform import (

@@ -8,7 +8,7 @@ algorithm  trees
 ========== ==================================================================================
 pipeline   height-optimal arc-disjoint trees (:func:`~supermesh.trees.packing.search.pack_trees`).
            AllReduce: one set on ``roots`` (default the 4 corners; off grids the most distinct
-           roots :func:`~supermesh.trees.bounds.counts.max_trees_free` proves fit); without
+           roots :func:`~supermesh.trees.bounds.free.max_trees_free` proves fit); without
            ``roots``, where 4 corner trees cannot exist (the mesh: Edmonds' cut at a 2-link corner),
            TTO's 3 corner trees with the fourth corner relaying
            (:func:`~supermesh.trees.packing.baselines.tto`). ReduceScatter / AllGather: one tree per
@@ -155,7 +155,7 @@ def _roots(G: nx.MultiDiGraph, text: str | None) -> list[int]:
 
 def _default_roots(G: nx.MultiDiGraph, direction: str) -> list[int]:
     """The corners on a grid; elsewhere the most distinct roots that fit (Frank, proven)."""
-    from supermesh.trees.bounds.counts import max_trees_free
+    from supermesh.trees.bounds.free import max_trees_free
 
     rows, cols = G.graph.get("rows"), G.graph.get("cols")
     if rows is None or cols is None or G.graph.get("family") == "hexamesh":
