@@ -2,7 +2,8 @@
 
 - :mod:`~supermesh.trees.schedule.collective`: :func:`collective_trees`, the one place that
   decides which trees a named algorithm uses for a collective (``pipeline``, ``tto``, ``paper``,
-  ``throughput``), shared by the simulator, the tables and the report.
+  ``throughput``), shared by the simulator, the tables and the report;
+  :mod:`~supermesh.trees.schedule.rules` runs its pipeline, paper and TTO rules.
 - :mod:`~supermesh.trees.schedule.model`: the table data types (:class:`ScheduleEntry`,
   :class:`Schedule`), JSON without loss.
 - :mod:`~supermesh.trees.schedule.build`: :func:`build_schedule`, the tables of a tree
