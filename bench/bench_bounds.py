@@ -17,12 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from supermesh.topologies import build
-from supermesh.trees.bounds.counts import (
-    check_roots,
-    edmonds_deficit,
-    max_trees_free,
-    max_trees_from_root,
-)
+from supermesh.trees.bounds.counts import check_roots, edmonds_deficit, max_trees_from_root
+from supermesh.trees.bounds.free import max_trees_free
 from supermesh.trees.rootspec import resolve_roots
 
 

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from supermesh.draw import draw_topology, draw_trees, gallery_output, save_figure
 from supermesh.topologies import build
-from supermesh.trees.bounds.counts import max_trees_free
+from supermesh.trees.bounds.free import max_trees_free
 from supermesh.trees.packing.search import pack_trees
 
 G = build("hexamesh:r2,memory=north+east+south+west")

@@ -53,7 +53,7 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
         "how many disjoint trees fit, and the best possible throughput, with proof",
         {
             "check_roots": "supermesh.trees.bounds.counts",
-            "max_trees_free": "supermesh.trees.bounds.counts",
+            "max_trees_free": "supermesh.trees.bounds.free",
             "max_trees_from_root": "supermesh.trees.bounds.counts",
             "RootsBound": "supermesh.trees.bounds.counts",
             "CountBound": "supermesh.trees.bounds.counts",

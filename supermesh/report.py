@@ -18,7 +18,8 @@ import networkx as nx
 
 from supermesh.errors import SupermeshError
 from supermesh.topologies import build, metrics
-from supermesh.trees.bounds.counts import check_roots, max_trees_free
+from supermesh.trees.bounds.counts import check_roots
+from supermesh.trees.bounds.free import max_trees_free
 from supermesh.trees.model import TreeSet
 
 __all__ = ["COLLECTIVES", "build_report"]

@@ -9,8 +9,9 @@ import click
 from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
 from supermesh.errors import SpecError
 from supermesh.topologies import compute_nodes
-from supermesh.trees.bounds.counts import check_roots, max_trees_free
+from supermesh.trees.bounds.counts import check_roots
 from supermesh.trees.bounds.explain import count_proof, cut_proof, roots_proof
+from supermesh.trees.bounds.free import max_trees_free
 from supermesh.trees.rootspec import resolve_roots
 
 _ROOTS_HELP = (

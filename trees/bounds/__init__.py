@@ -3,9 +3,10 @@
 Everything here answers "what is possible?" and comes with the object that proves it, so that
 :mod:`supermesh.verify` can recount it:
 
-- :mod:`~supermesh.trees.bounds.counts`: Edmonds' branching theorem for given roots and Frank's
-  theorem for free roots (:func:`check_roots`, :func:`max_trees_free`,
-  :func:`max_trees_from_root`), answered with a violated cut or subpartition.
+- :mod:`~supermesh.trees.bounds.counts`: Edmonds' branching theorem for given roots
+  (:func:`check_roots`, :func:`max_trees_from_root`), answered with a violated cut;
+  :mod:`~supermesh.trees.bounds.free`: Frank's theorem for free roots (:func:`max_trees_free`),
+  answered with a violated subpartition.
 - :mod:`~supermesh.trees.bounds.flow`: the small-value max-flows from a super source behind
   those checks (igraph).
 - :mod:`~supermesh.trees.bounds.frank`: free roots by Frank's and Cai's theorems.
@@ -30,8 +31,8 @@ _EXPORTS: dict[str, str] = {
     "RootsBound": "supermesh.trees.bounds.counts",
     "check_roots": "supermesh.trees.bounds.counts",
     "edmonds_deficit": "supermesh.trees.bounds.counts",
-    "in_degree_upper_bound": "supermesh.trees.bounds.counts",
-    "max_trees_free": "supermesh.trees.bounds.counts",
+    "in_degree_upper_bound": "supermesh.trees.bounds.free",
+    "max_trees_free": "supermesh.trees.bounds.free",
     "max_trees_from_root": "supermesh.trees.bounds.counts",
     "decide_free": "supermesh.trees.bounds.frank",
     # the flow engine behind them

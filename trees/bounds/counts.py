@@ -1,4 +1,4 @@
-"""Exact tree counts with proof: how many arc-disjoint spanning arborescences fit, and why no more.
+"""Exact tree counts with proof for given roots (Edmonds), and the answer types of every count.
 
 Edmonds' branching theorem: ``k`` arc-disjoint spanning out-arborescences rooted at
 ``r_1 .. r_k`` (repeats allowed) exist iff every nonempty node set ``X`` is entered by at least
@@ -11,6 +11,9 @@ Direction ``"in"`` (reduce, ReduceScatter) asks for in-arborescences, which are 
 out-arborescences of the reversed topology. Everything is computed on the reversed topology, so for
 ``"in"`` a certificate's ``entering_arcs`` counts the arcs that *leave* the set in the topology
 (they enter it in the reversed one) and ``required`` is the number of roots outside the set.
+
+Freely chosen roots (Frank's theorem) are counted in :mod:`~supermesh.trees.bounds.free`, with
+the same :class:`CountBound` answer and the same direction and span handling.
 
 What is exact and what is a bound
     ``span`` is the set of nodes every tree must reach (default: the compute chiplets; memory and
@@ -45,8 +48,6 @@ __all__ = [
     "RootsBound",
     "check_roots",
     "edmonds_deficit",
-    "in_degree_upper_bound",
-    "max_trees_free",
     "max_trees_from_root",
 ]
 
@@ -127,14 +128,29 @@ class CountBound:
         }
 
 
-def _net(G: nx.MultiDiGraph, direction: str) -> ArcNet:
+def count_net(G: nx.MultiDiGraph, direction: str) -> ArcNet:
+    """The :class:`~supermesh.trees.bounds.flow.ArcNet` the counts run on (reversed for ``"in"``).
+
+    Raises
+    ------
+    SpecError
+        An unknown direction.
+    """
     if direction not in DIRECTIONS:
         raise SpecError(f"direction {direction!r} is not 'out' or 'in'", hint="use out or in")
     return arc_net(G, reverse=direction == "in")
 
 
-def _span(G: nx.MultiDiGraph, net: ArcNet, span: Iterable[int] | None) -> tuple[list[int], bool]:
-    """Span as sorted indices, and whether it is every node (the exact case)."""
+def span_indices(
+    G: nx.MultiDiGraph, net: ArcNet, span: Iterable[int] | None
+) -> tuple[list[int], bool]:
+    """Span as sorted indices, and whether it is every node (the exact case).
+
+    Raises
+    ------
+    TopologyError
+        A span node that is not in ``G``, or an empty span.
+    """
     nodes = compute_nodes(G) if span is None else check_nodes(G, span, what="span node")
     if not nodes:
         raise TopologyError(
@@ -202,66 +218,8 @@ def edmonds_deficit(
             "the node set is empty", hint="Edmonds' condition is about nonempty sets"
         )
     root_ids = check_nodes(G, roots, what="root")
-    net = _net(G, direction)
+    net = count_net(G, direction)
     return net.entering(net.index[v] for v in members), sum(r not in members for r in root_ids)
-
-
-def in_degree_upper_bound(
-    G: nx.MultiDiGraph, *, direction: str = "out", span: Iterable[int] | None = None
-) -> tuple[int, dict[str, Any]]:
-    """A cheap upper bound on the number of trees (any roots) from in-degrees alone.
-
-    Singletons ``{v1}, ..., {vt}`` of span nodes form a subpartition, so by Frank's condition
-    ``k`` trees need ``d(v1) + ... + d(vt) >= k (t - 1)``. With the in-degrees sorted, the bound is
-    ``min over t >= 2 of floor(sum of the t smallest / (t - 1))``: ``t = 2`` is "at most the
-    in-degree of a node other than the root", ``t = n`` is "``k (n - 1)`` arcs are needed".
-
-    Parameters
-    ----------
-    G : networkx.MultiDiGraph
-    direction : {"out", "in"}
-    span : iterable of int, optional
-        Nodes the trees must reach (default: compute chiplets). Needs at least two.
-
-    Returns
-    -------
-    bound : int
-    certificate : dict
-        ``{"kind": "subpartition", "trees", "sets", "entering_arcs", "required"}`` ruling out
-        ``bound + 1`` trees: singletons whose in-degrees sum to less than ``required``.
-
-    Raises
-    ------
-    TopologyError
-        If the span has fewer than two nodes.
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> k, cert = in_degree_upper_bound(build("mesh:4x4"))
-    >>> k, cert["sets"], cert["entering_arcs"], cert["required"]
-    (2, [[0], [3], [12], [15]], [2, 2, 2, 2], 9)
-    """
-    net = _net(G, direction)
-    targets, _ = _span(G, net, span)
-    if len(targets) < 2:
-        raise TopologyError(
-            "a span of one node is reached by any number of trees",
-            hint="count trees on a span of at least two nodes",
-        )
-    order = sorted(targets, key=lambda v: (net.in_degree(v), net.nodes[v]))
-    degrees = [net.in_degree(v) for v in order]
-    prefix = [sum(degrees[: t + 1]) for t in range(len(degrees))]
-    bound = min(prefix[t - 1] // (t - 1) for t in range(2, len(order) + 1))
-    t = next(t for t in range(2, len(order) + 1) if prefix[t - 1] < (bound + 1) * (t - 1))
-    cert = {
-        "kind": "subpartition",
-        "trees": bound + 1,
-        "sets": [[net.nodes[v]] for v in order[:t]],
-        "entering_arcs": degrees[:t],
-        "required": (bound + 1) * (t - 1),
-    }
-    return bound, cert
 
 
 def check_roots(
@@ -314,9 +272,9 @@ def check_roots(
     >>> bad.feasible, bad.certificate
     (False, {'set': [12], 'entering_arcs': 2, 'required': 3})
     """
-    net = _net(G, direction)
+    net = count_net(G, direction)
     root_ids = tuple(check_nodes(G, roots, what="root"))
-    targets, exact = _span(G, net, span)
+    targets, exact = span_indices(G, net, span)
     k = len(root_ids)
     supply = _supply(net, root_ids)
     short = [v for v in targets if net.in_degree(v) + supply[v] < k]
@@ -370,9 +328,9 @@ def max_trees_from_root(
     >>> b.max_trees, b.certificate
     (3, {'set': [4], 'entering_arcs': 3, 'required': 4})
     """
-    net = _net(G, direction)
+    net = count_net(G, direction)
     (r,) = check_nodes(G, [root], what="root")
-    targets, exact = _span(G, net, span)
+    targets, exact = span_indices(G, net, span)
     ri = net.index[r]
     targets = [v for v in targets if v != ri]
     if not targets:
@@ -392,68 +350,3 @@ def max_trees_from_root(
     supply[ri] = k + 1
     cert = _set_certificate(net, side, k + 1, supply)
     return CountBound(k, (r,) * k, cert, direction, exact)
-
-
-def max_trees_free(
-    G: nx.MultiDiGraph,
-    *,
-    direction: str = "out",
-    span: Iterable[int] | None = None,
-    distinct: bool = False,
-) -> CountBound:
-    """Maximum number of arc-disjoint spanning arborescences with freely chosen roots.
-
-    Frank's theorem (1978): ``k`` such arborescences exist (a node may root several) iff every
-    subpartition ``X1, ..., Xt`` of the nodes has ``sum of in(Xi) >= k (t - 1)``.
-
-    Parameters
-    ----------
-    G : networkx.MultiDiGraph
-    direction : {"out", "in"}
-    span : iterable of int, optional
-        Nodes to reach (default: compute chiplets). Roots may be any node.
-    distinct : bool
-        Require distinct roots (each node roots at most one tree).
-
-    Returns
-    -------
-    CountBound
-        ``certificate`` rules out ``trees = max_trees + 1``. Free roots: ``{"kind":
-        "subpartition", "trees", "sets", "entering_arcs", "required"}`` with one entering count
-        per set and ``sum(entering_arcs) < required``. Distinct roots, when their maximum is
-        below the free one: ``{"kind": "cut-family", "trees": k, "sets", "entering_arcs",
-        "required": k, "distinct": true}``, meaning every set ``X`` must hold at
-        least ``k - entering`` of ``k`` roots (the trees rooted outside it must enter it) and no
-        ``k`` distinct nodes do that for all the sets at once (small enough to check by
-        enumeration or an integer program). On a Steiner span without a subpartition proof the
-        same ``cut-family`` form is used with ``"distinct": false``.
-
-    Raises
-    ------
-    TopologyError
-        A span with fewer than two nodes.
-
-    Notes
-    -----
-    Method: the in-degree bound of :func:`in_degree_upper_bound` gives a starting ``k`` and its
-    certificate. For each ``k`` downwards, a quick try puts the roots on the ``k`` nodes of
-    smallest in-degree; failing that, :func:`supermesh.trees.bounds.frank.decide_free` decides
-    exactly (a greedy minimal root vector over the contra-polymatroid of Frank's condition, whose
-    tight sets give the subpartition), or a CP-SAT cutting-plane loop for distinct roots and Steiner
-    spans. Cost: about ``n`` small max-flows per ``k`` tried.
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> b = max_trees_free(build("smbi:3x3"))
-    >>> b.max_trees, sum(b.certificate["entering_arcs"]), b.certificate["required"]
-    (5, 16, 18)
-    """
-    from supermesh.trees.bounds.frank import maximise_free
-
-    net = _net(G, direction)
-    targets, exact = _span(G, net, span)
-    bound, cert = in_degree_upper_bound(G, direction=direction, span=span)
-    k, y, cert = maximise_free(net, targets, bound, cert, all_nodes=exact, distinct=distinct)
-    roots = tuple(sorted(net.nodes[v] for v in range(net.n) for _ in range(y[v])))
-    return CountBound(k, roots, cert, direction, exact)

@@ -87,7 +87,7 @@ def count_proof(bound: CountBound, distinct: bool = False) -> str:
     Parameters
     ----------
     bound : CountBound
-        The answer of :func:`~supermesh.trees.bounds.counts.max_trees_free`.
+        The answer of :func:`~supermesh.trees.bounds.free.max_trees_free`.
     distinct : bool
         Whether each node could root at most one tree.
 

@@ -333,7 +333,7 @@ def maximise_free(
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.bounds.counts import in_degree_upper_bound
+    >>> from supermesh.trees.bounds.free import in_degree_upper_bound
     >>> from supermesh.trees.bounds.flow import arc_net
     >>> G = build("mesh:3x3")
     >>> bound, cert = in_degree_upper_bound(G)

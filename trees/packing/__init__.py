@@ -10,7 +10,8 @@
   doubled perimeters, Lovász's greedy elsewhere), built on
   :mod:`~supermesh.trees.packing.greedy`.
 - :mod:`~supermesh.trees.packing.closedform` and :mod:`~supermesh.trees.packing.geodesic`:
-  constructions proved height-optimal for every grid size (geodesic matching).
+  constructions proved height-optimal for every grid size (geodesic matching), on the grid
+  corners of :mod:`~supermesh.trees.packing.corners`.
 - :mod:`~supermesh.trees.packing.baselines`: the published procedures as named baselines (TTO's
   three mesh trees, the SuperMesh paper's Algorithm 1).
 
@@ -42,9 +43,9 @@ _EXPORTS: dict[str, str] = {
     "geodesic_packing": "supermesh.trees.packing.geodesic",
     "corner_trees": "supermesh.trees.packing.closedform",
     "three_corner_trees": "supermesh.trees.packing.closedform",
-    "grid_corners": "supermesh.trees.packing.closedform",
-    "omitted_corner": "supermesh.trees.packing.closedform",
-    "undoubled_perimeter": "supermesh.trees.packing.closedform",
+    "grid_corners": "supermesh.trees.packing.corners",
+    "omitted_corner": "supermesh.trees.packing.corners",
+    "undoubled_perimeter": "supermesh.trees.packing.corners",
     "smalter_side_trees": "supermesh.trees.packing.closedform",
     # published baselines
     "algorithm1": "supermesh.trees.packing.baselines",

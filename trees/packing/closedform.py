@@ -57,89 +57,24 @@ from __future__ import annotations
 
 import networkx as nx
 
-from supermesh.errors import SolverError, SpecError, TopologyError
+from supermesh.errors import SolverError, SpecError
 from supermesh.topologies import grid
 from supermesh.topologies.model import compute_nodes
 from supermesh.trees.bounds.heights import working_network
 from supermesh.trees.model import Tree, TreePacking, TreeSet
+from supermesh.trees.packing.corners import grid_corners, omitted_corner, undoubled_perimeter
 from supermesh.trees.packing.geodesic import geodesic_packing
-from supermesh.trees.rootspec import corner_positions, side_positions
+from supermesh.trees.rootspec import side_positions
 
 __all__ = [
     "corner_trees",
-    "grid_corners",
     "mesh_three_corner_trees",
-    "omitted_corner",
     "partial_three_corner_trees",
     "smalter_corner_trees",
     "smalter_side_trees",
     "smuni_corner_trees",
     "three_corner_trees",
-    "undoubled_perimeter",
 ]
-
-_CORNER_INDEX = {"north": 1, "east": 2, "south": 3, "west": 0}
-"""For each side, the index (TL=0, TR=1, BR=2, BL=3) of the corner its clockwise walk ends at."""
-
-
-def _dims(G: nx.MultiDiGraph) -> tuple[int, int]:
-    rows, cols = G.graph.get("rows"), G.graph.get("cols")
-    if rows is None or cols is None or G.graph.get("family") == "hexamesh":
-        raise TopologyError(
-            f"{G.graph.get('spec', 'this topology')} is not a grid of rows and columns",
-            hint="corner constructions need a grid family (mesh, smbi, smalter, ...)",
-        )
-    return int(rows), int(cols)
-
-
-def grid_corners(G: nx.MultiDiGraph) -> list[int]:
-    """Corner ids clockwise from the top-left: TL, TR, BR, BL.
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> grid_corners(build("mesh:3x4"))
-    [0, 3, 11, 8]
-    """
-    rows, cols = _dims(G)
-    return [r * cols + c for r, c in corner_positions(rows, cols)]
-
-
-def _perimeter_walk(rows: int, cols: int) -> list[int]:
-    return [u for links in grid.perimeter_sides(rows, cols).values() for u, _ in links]
-
-
-def undoubled_perimeter(G: nx.MultiDiGraph, *, direction: str = "out") -> list[int]:
-    """Perimeter chiplets with no doubled perimeter in-arc (the corner criterion's exceptions).
-
-    Parameters
-    ----------
-    G : networkx.MultiDiGraph
-        A grid topology.
-    direction : {"out", "in"}
-        For in-trees the arcs are reversed (out-arcs of ``G`` are counted).
-
-    Returns
-    -------
-    list of int
-        Sorted ids; empty means four corner trees of height ``R + C - 2`` exist (module
-        docstring).
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> undoubled_perimeter(build("smalter:5x5")), undoubled_perimeter(build("mesh:2x2"))
-    ([], [0, 1, 2, 3])
-    """
-    rows, cols = _dims(G)
-    net = working_network(G, direction)
-    walk = _perimeter_walk(rows, cols)
-    bad = []
-    for i, v in enumerate(walk):
-        before, after = walk[i - 1], walk[(i + 1) % len(walk)]
-        if max(net.capacity.get((before, v), 0), net.capacity.get((after, v), 0)) < 2:
-            bad.append(v)
-    return sorted(set(bad))
 
 
 def _packing(
@@ -162,7 +97,8 @@ def corner_trees(G: nx.MultiDiGraph, *, direction: str = "out") -> TreePacking:
     ----------
     G : networkx.MultiDiGraph
         A grid topology whose perimeter chiplets each have a doubled perimeter in-arc
-        (:func:`undoubled_perimeter` is empty): SMBi, SMAlter (every size), SMUni.
+        (:func:`~supermesh.trees.packing.corners.undoubled_perimeter` is empty): SMBi,
+        SMAlter (every size), SMUni.
     direction : {"out", "in"}
 
     Returns
@@ -197,22 +133,6 @@ def corner_trees(G: nx.MultiDiGraph, *, direction: str = "out") -> TreePacking:
     return _packing(G, grid_corners(G), direction, None, "closed-form:corners")
 
 
-def omitted_corner(G: nx.MultiDiGraph) -> int:
-    """The corner left out by :func:`three_corner_trees`.
-
-    The corner where the clockwise walk of the I/O side ends (partial families; BL for the
-    default south side), and BL on families without an I/O side.
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> omitted_corner(build("mesh:4x4")), omitted_corner(build("partial-smbi:4x4,io=east"))
-    (12, 15)
-    """
-    side = (G.graph.get("params") or {}).get("io", "south")
-    return grid_corners(G)[_CORNER_INDEX.get(str(side), 3)]
-
-
 def three_corner_trees(
     G: nx.MultiDiGraph, *, direction: str = "out", relay_omitted: bool | None = None
 ) -> TreePacking:
@@ -230,7 +150,8 @@ def three_corner_trees(
     Returns
     -------
     TreePacking
-        Roots: the corners other than :func:`omitted_corner`, clockwise. ``span`` lists the
+        Roots: the corners other than
+        :func:`~supermesh.trees.packing.corners.omitted_corner`, clockwise. ``span`` lists the
         span when the omitted corner is relay-only.
 
     Raises

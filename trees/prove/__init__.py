@@ -5,8 +5,9 @@
 - :mod:`~supermesh.trees.prove.size`: one size: the tree count and the optimal height of each
   root choice, each with its certificate; :mod:`~supermesh.trees.prove.result` holds its data
   types and :mod:`~supermesh.trees.prove.certificate` its re-checkable files.
-- :mod:`~supermesh.trees.prove.statement`: the statement for every size of a family, with its
-  argument (the closed forms and cuts), where one is known.
+- :mod:`~supermesh.trees.prove.cases`: the statement for every size of a family, with its
+  argument (the closed forms and cuts), where one is known, as cases by size;
+  :mod:`~supermesh.trees.prove.statement` joins those covering one topology.
 
 This room uses :mod:`supermesh.trees.bounds`, :mod:`supermesh.trees.packing` (solver, closed
 forms, geodesic matching) and the shared data types. It is the one room allowed to import
@@ -31,7 +32,7 @@ _EXPORTS: dict[str, str] = {
     "prove_size": "supermesh.trees.prove.size",
     "recheck_document": "supermesh.trees.prove.certificate",
     "family_statement": "supermesh.trees.prove.statement",
-    "cases_for": "supermesh.trees.prove.statement",
+    "cases_for": "supermesh.trees.prove.cases",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -3,7 +3,7 @@
 :func:`prove_family` runs :func:`~supermesh.trees.prove.size.prove_size` for every size of a
 family (in parallel through :mod:`supermesh.parallel`; each size writes and re-checks its own
 certificate file, so an interrupted run resumes where it stopped), then sets the per-size results
-against the family's all-sizes statement (:mod:`supermesh.trees.prove.statement`): every size the
+against the family's all-sizes cases (:mod:`supermesh.trees.prove.cases`): every size the
 statement covers is a check of its numeric claims, and a size that contradicts it is reported
 under ``contradicted`` (that would be a bug in the argument or the code, never hidden).
 
@@ -27,9 +27,10 @@ from supermesh.errors import SpecError
 from supermesh.parallel import map_tasks, open_executor, remove_temporaries
 from supermesh.topologies import build
 from supermesh.topologies.spec import parse_spec
+from supermesh.trees.prove.cases import Case, cases_for
 from supermesh.trees.prove.result import CHOICES, SizeProof, SizeTask
 from supermesh.trees.prove.size import prove_size
-from supermesh.trees.prove.statement import Case, cases_for, join_cases
+from supermesh.trees.prove.statement import join_cases
 
 __all__ = ["FamilyProof", "default_choices", "parse_family", "parse_sizes", "prove_family"]
 

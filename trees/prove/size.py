@@ -2,7 +2,7 @@
 
 For one topology :func:`prove_size` finds
 
-- ``max_trees`` with free roots (:func:`~supermesh.trees.bounds.counts.max_trees_free`), the Frank
+- ``max_trees`` with free roots (:func:`~supermesh.trees.bounds.free.max_trees_free`), the Frank
   subpartition ruling out one more (``upper``), and a packing of ``max_trees`` trees (``lower``);
 - for each named root choice (``corners``, ``sides``, ``corners3``): Edmonds' cut when the roots
   are impossible, else trees of the smallest height it can prove: a geodesic matching
@@ -24,7 +24,7 @@ Root choices
     ``corners``: the four corners (TL, TR, BR, BL); on a full HexaMesh three alternate corners
     of the hexagon. ``sides``: the chiplet ``L // 2`` along each side
     (:mod:`supermesh.trees.rootspec`). ``corners3``: the corners but the one
-    :func:`~supermesh.trees.packing.closedform.omitted_corner` names; on the mesh that corner is
+    :func:`~supermesh.trees.packing.corners.omitted_corner` names; on the mesh that corner is
     left out of the span and may only relay (TTO).
 """
 
@@ -38,15 +38,12 @@ import networkx as nx
 from supermesh.errors import SolverError
 from supermesh.topologies import build
 from supermesh.topologies.model import compute_nodes
-from supermesh.trees.bounds.counts import CountBound, check_roots, max_trees_free
+from supermesh.trees.bounds.counts import CountBound, check_roots
+from supermesh.trees.bounds.free import max_trees_free
 from supermesh.trees.bounds.heights import height_lower_bound
 from supermesh.trees.model import TreePacking
-from supermesh.trees.packing.closedform import (
-    grid_corners,
-    omitted_corner,
-    smalter_side_trees,
-    undoubled_perimeter,
-)
+from supermesh.trees.packing.closedform import smalter_side_trees
+from supermesh.trees.packing.corners import grid_corners, omitted_corner, undoubled_perimeter
 from supermesh.trees.packing.geodesic import geodesic_packing
 from supermesh.trees.prove.certificate import recheck_document, reusable_document, write_document
 from supermesh.trees.prove.result import (

@@ -32,7 +32,7 @@ from typing import Any
 import networkx as nx
 
 from supermesh.errors import TopologyError
-from supermesh.trees.bounds.counts import max_trees_free
+from supermesh.trees.bounds.free import max_trees_free
 from supermesh.trees.bounds.heights import check_direction, resolve_span, working_network
 
 __all__ = ["SetSize", "partition_lower_bound", "root_set_size", "size_certificate"]
@@ -50,7 +50,7 @@ class SetSize:
         The largest set size for which no argument rules a partition out.
     certificate : dict or None
         Proof that ``k + 1`` is impossible: Frank's subpartition from
-        :func:`~supermesh.trees.bounds.counts.max_trees_free` (no ``k + 1`` trees with any roots),
+        :func:`~supermesh.trees.bounds.free.max_trees_free` (no ``k + 1`` trees with any roots),
         or ``{"kind": "root-sets", "set": [v], "entering_arcs": d, "required": k + 1, "roots":
         [...], "full_sets": m}``: chiplet ``v`` has ``d`` in-arcs, so every set of ``k + 1`` roots
         must contain it (``roots`` is one set without it, which Edmonds' condition for ``{v}``

@@ -2,11 +2,13 @@
 
 - :mod:`~supermesh.trees.schedule.collective`: :func:`collective_trees`, the one place that
   decides which trees a named algorithm uses for a collective (``pipeline``, ``tto``, ``paper``,
-  ``throughput``), shared by the simulator, the tables and the report.
+  ``throughput``), shared by the simulator, the tables and the report;
+  :mod:`~supermesh.trees.schedule.rules` runs its pipeline, paper and TTO rules.
 - :mod:`~supermesh.trees.schedule.model`: the table data types (:class:`ScheduleEntry`,
   :class:`Schedule`), JSON without loss.
 - :mod:`~supermesh.trees.schedule.build`: :func:`build_schedule`, the tables of a tree
-  collective; :mod:`~supermesh.trees.schedule.weighted` splits each block among a rank's weighted
+  collective; :mod:`~supermesh.trees.schedule.phases` reads and checks the trees of each phase;
+  :mod:`~supermesh.trees.schedule.weighted` splits each block among a rank's weighted
   trees; :mod:`~supermesh.trees.schedule.fifo` orders a link shared by many trees (a list
   schedule, which the simulator runs too).
 - :mod:`~supermesh.trees.schedule.size`: bytes per chiplet in a stated compact encoding.

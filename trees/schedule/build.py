@@ -70,13 +70,14 @@ Weighted tables assume a receive slot per table row (link and tree) rather than 
 held at a receiver can wait for a link held by another tree's chunk, and the FIFO order can
 deadlock.
 
-The data types and their JSON form are in :mod:`supermesh.trees.schedule.model`.
+The data types and their JSON form are in :mod:`supermesh.trees.schedule.model`; the trees of
+each phase are read and checked in :mod:`supermesh.trees.schedule.phases`.
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -84,7 +85,7 @@ import networkx as nx
 
 from supermesh.errors import SpecError, TopologyError
 from supermesh.topologies.model import compute_nodes
-from supermesh.trees.model import Tree, TreePacking
+from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule.fifo import FIFO_ROUNDS
 from supermesh.trees.schedule.model import (
     CHUNK_BYTES,
@@ -93,25 +94,15 @@ from supermesh.trees.schedule.model import (
     Schedule,
     ScheduleEntry,
 )
-from supermesh.trees.schedule.weighted import (
-    shared_link_order,
-    shares_links,
-    weighted_ranges,
+from supermesh.trees.schedule.phases import (
+    PHASE_DIRECTIONS,
+    check_roots_and_shares,
+    phase_sets,
+    tree_shape,
 )
+from supermesh.trees.schedule.weighted import shared_link_order, weighted_ranges
 
 __all__ = ["build_schedule", "chunks_for"]
-
-SHARE_TOLERANCE = 1e-9
-"""How far the shares of one root's trees may be from adding up to 1 in a weighted table."""
-
-# collective -> its phases in order, each with the tree direction it runs on
-_PHASES: dict[str, tuple[tuple[str, str], ...]] = {
-    "allreduce": (("rs", "in"), ("ag", "out")),
-    "reducescatter": (("rs", "in"),),
-    "allgather": (("ag", "out"),),
-    "broadcast": (("bcast", "out"),),
-    "reduce": (("reduce", "in"),),
-}
 
 
 def chunks_for(collective: str, nbytes: int, ntrees: int, nranks: int, chunk_bytes: int) -> int:
@@ -130,139 +121,6 @@ def chunks_for(collective: str, nbytes: int, ntrees: int, nranks: int, chunk_byt
     """
     share = nranks if collective in ("reducescatter", "allgather") else ntrees
     return max(1, math.ceil(nbytes / (share * chunk_bytes)))
-
-
-def _reverse(tree: Tree) -> Tree:
-    return Tree(tree.root, tuple((v, u, k) for u, v, k in tree.arcs), tree.height, tree.share)
-
-
-def _phase_sets(
-    G: nx.MultiDiGraph, collective: str, packings: Sequence[TreePacking]
-) -> dict[str, list[list[Tree]]]:
-    """Tree sets per phase in data direction, reversing a packing where the phase needs it."""
-    by_dir: dict[str, TreePacking] = {}
-    for p in packings:
-        if p.direction in by_dir:
-            raise SpecError(
-                f"two {p.direction}-tree packings given", hint="give at most one per direction"
-            )
-        if not p.sets or p.status == "infeasible":
-            raise TopologyError(f"the {p.direction}-tree packing has no trees ({p.status})")
-        by_dir[p.direction] = p
-    out: dict[str, list[list[Tree]]] = {}
-    for phase, direction in _PHASES[collective]:
-        if direction in by_dir:
-            out[phase] = [list(s.trees) for s in by_dir[direction].sets]
-            continue
-        other = by_dir["in" if direction == "out" else "out"]
-        for t in other.trees:
-            _check_arcs(G, t, f"a tree rooted at {t.root}")
-            for u, v, k in t.arcs:
-                if not G.has_edge(v, u, k):
-                    raise TopologyError(
-                        f"cannot reverse the {other.direction}-trees: arc {v}->{u} key {k} "
-                        "does not exist (the network is not symmetric)",
-                        hint=f"pass a {direction}-tree packing as well",
-                    )
-        out[phase] = [[_reverse(t) for t in s.trees] for s in other.sets]
-    return out
-
-
-def _check_arcs(G: nx.MultiDiGraph, tree: Tree, where: str) -> None:
-    for u, v, k in tree.arcs:
-        if not G.has_edge(u, v, k):
-            raise TopologyError(
-                f"{where} uses arc {u}->{v} key {k}, which the topology does not have",
-                hint="were the trees computed for another topology?",
-            )
-
-
-def _tree_shape(
-    G: nx.MultiDiGraph, tree: Tree, direction: str, span: Sequence[int], where: str
-) -> tuple[dict[int, int], dict[int, list[int]]]:
-    """Check one tree (data direction) and return (depth per node, children per node)."""
-    parent: dict[int, int] = {}
-    children: dict[int, list[int]] = defaultdict(list)
-    _check_arcs(G, tree, where)
-    for u, v, _ in tree.arcs:
-        p, c = (u, v) if direction == "out" else (v, u)
-        if c in parent or c == tree.root:
-            raise TopologyError(f"{where} is not a tree: node {c} has two parents or is the root")
-        parent[c] = p
-        children[p].append(c)
-    depth = {tree.root: 0}
-    queue = deque([tree.root])
-    while queue:
-        p = queue.popleft()
-        for c in children.get(p, ()):
-            depth[c] = depth[p] + 1
-            queue.append(c)
-    unreached = sorted(set(parent) - set(depth))
-    missing = sorted(set(span) - set(depth))
-    if unreached or missing:
-        bad = (unreached or missing)[0]
-        raise TopologyError(
-            f"{where} (root {tree.root}) does not reach node {bad}",
-            hint="every tree must span every compute chiplet",
-        )
-    return depth, children
-
-
-def _check_roots(
-    G: nx.MultiDiGraph, collective: str, sets: list[list[Tree]], ranks: Sequence[int]
-) -> bool:
-    """Check the roots and shares fit the collective; True for a weighted table (see above)."""
-    trees = [t for s in sets for t in s]
-    roots = [t.root for t in trees]
-    shares = {t.share for t in trees}
-    per_root: dict[int, list[float]] = defaultdict(list)
-    for t in trees:
-        per_root[t.root].append(t.share)
-    sums = {r: math.fsum(v) for r, v in per_root.items()}
-    several = any(len(v) > 1 for v in per_root.values()) or any(shares_links(s) for s in sets)
-    if (
-        collective in ("reducescatter", "allgather", "allreduce")
-        and several
-        and all(abs(x - 1) <= SHARE_TOLERANCE for x in sums.values())
-    ):
-        bad = [t for t in trees if not t.share > 0]
-        if bad:
-            raise SpecError(
-                f"the tree rooted at {bad[0].root} has share {bad[0].share}; shares must be > 0",
-                hint="drop trees that carry nothing",
-            )
-        need = set(ranks) if collective != "allreduce" else set(per_root)
-        if set(per_root) != need or not need <= set(ranks):
-            odd = sorted(set(per_root) ^ need) or sorted(set(per_root) - set(ranks))
-            raise TopologyError(
-                f"{collective} needs trees rooted at every one of the {len(ranks)} ranks and "
-                f"nowhere else; chiplet {odd[0]} breaks that",
-                hint="every rank roots at least one tree, with shares adding up to 1",
-            )
-        return True
-    if len(shares) > 1:
-        r = next((r for r, x in sums.items() if abs(x - 1) > SHARE_TOLERANCE), roots[0])
-        raise SpecError(
-            f"trees with different shares need each root's shares to add up to 1; the trees "
-            f"of root {r} add up to {sums[r]:.12g}",
-            hint="use equal shares, or shares of one root that add up to 1 "
-            "(ReduceScatter / AllGather / AllReduce)",
-        )
-    if collective in ("reducescatter", "allgather"):
-        ranks = compute_nodes(G)
-        if sorted(roots) != ranks:
-            raise TopologyError(
-                f"{collective} needs one tree rooted at each of the {len(ranks)} compute "
-                f"chiplets; the trees have roots {sorted(roots)}",
-                hint="give one root set per group of chiplets covering every chiplet once, "
-                "or several trees per chiplet with shares adding up to 1",
-            )
-    elif collective in ("broadcast", "reduce") and len(set(roots)) != 1:
-        raise TopologyError(
-            f"{collective} needs every tree rooted at the same chiplet, not {roots}",
-            hint="pack the trees with the same root repeated",
-        )
-    return False
 
 
 def build_schedule(
@@ -318,7 +176,7 @@ def build_schedule(
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.model import TreeSet
+    >>> from supermesh.trees.model import Tree, TreeSet
     >>> G = build("mesh:2x2")
     >>> t = Tree(root=0, arcs=((0, 1, 0), (0, 2, 0), (1, 3, 0)), height=2)
     >>> p = TreePacking("mesh:2x2", "out", "optimal", sets=(TreeSet((t,)),))
@@ -342,24 +200,24 @@ def build_schedule(
     packs = [packings] if isinstance(packings, TreePacking) else list(packings)
     if not packs:
         raise SpecError("no tree packing given", hint="compute trees with `supermesh trees`")
-    phase_sets = _phase_sets(G, collective, packs)
-    if collective == "allreduce" and len(phase_sets) == 2:
-        rs_roots = [[t.root for t in s] for s in phase_sets["rs"]]
-        ag_roots = [[t.root for t in s] for s in phase_sets["ag"]]
+    by_phase = phase_sets(G, collective, packs)
+    if collective == "allreduce" and len(by_phase) == 2:
+        rs_roots = [[t.root for t in s] for s in by_phase["rs"]]
+        ag_roots = [[t.root for t in s] for s in by_phase["ag"]]
         if rs_roots != ag_roots:
             raise TopologyError(
                 f"AllReduce in-tree roots {rs_roots} differ from out-tree roots {ag_roots}",
                 hint="tree t of both packings must have the same root",
             )
-    first_sets = next(iter(phase_sets.values()))
+    first_sets = next(iter(by_phase.values()))
     span = packs[0].span
     # the ranks are the chiplets taking part: a packing that spans fewer (TTO leaves one corner
     # out of the computation) makes the others pure relays
     ranks = sorted(span) if span is not None else compute_nodes(G)
-    weighted = _check_roots(G, collective, first_sets, ranks)
-    if weighted and len(phase_sets) == 2:
-        rs_shares = [[t.share for t in s] for s in phase_sets["rs"]]
-        ag_shares = [[t.share for t in s] for s in phase_sets["ag"]]
+    weighted = check_roots_and_shares(G, collective, first_sets, ranks)
+    if weighted and len(by_phase) == 2:
+        rs_shares = [[t.share for t in s] for s in by_phase["rs"]]
+        ag_shares = [[t.share for t in s] for s in by_phase["ag"]]
         if rs_shares != ag_shares:
             raise TopologyError(
                 "AllReduce in-tree shares differ from out-tree shares",
@@ -378,11 +236,11 @@ def build_schedule(
     rank_of = {v: i for i, v in enumerate(ranks)}
     rows: list[ScheduleEntry] = []
     slots: dict[tuple[str, int], dict[tuple[int, int], int]] = {}
-    for phase, direction in _PHASES[collective]:
+    for phase, direction in PHASE_DIRECTIONS[collective]:
         g = 0
-        for si, trees in enumerate(phase_sets[phase]):
+        for si, trees in enumerate(by_phase[phase]):
             for ti, tree in enumerate(trees):
-                depth, kids = _tree_shape(G, tree, direction, ranks, f"{phase} set {si} tree {ti}")
+                depth, kids = tree_shape(G, tree, direction, ranks, f"{phase} set {si} tree {ti}")
                 block = rank_of[tree.root] if collective in ("reducescatter", "allgather") else g
                 g += 1
                 first, last = ranges.get((si, ti), (block * chunks, block * chunks + chunks - 1))

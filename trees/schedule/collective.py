@@ -1,14 +1,15 @@
 """Which trees a named algorithm uses for a collective: one :class:`TreePacking` with every set.
 
-The one place the rules live (the simulator, ``supermesh schedule`` and ``supermesh report`` all
-ask here).
+The one place the rules are stated and applied (the simulator, ``supermesh schedule`` and
+``supermesh report`` all ask here); the pipeline, paper and TTO rules run in
+:mod:`~supermesh.trees.schedule.rules`, the throughput rule in :func:`throughput_packing`.
 
 ========== ==================================================================================
 algorithm  trees
 ========== ==================================================================================
 pipeline   height-optimal arc-disjoint trees (:func:`~supermesh.trees.packing.search.pack_trees`).
            AllReduce: one set on ``roots`` (default the 4 corners; off grids the most distinct
-           roots :func:`~supermesh.trees.bounds.counts.max_trees_free` proves fit); without
+           roots :func:`~supermesh.trees.bounds.free.max_trees_free` proves fit); without
            ``roots``, where 4 corner trees cannot exist (the mesh: Edmonds' cut at a 2-link corner),
            TTO's 3 corner trees with the fourth corner relaying
            (:func:`~supermesh.trees.packing.baselines.tto`). ReduceScatter / AllGather: one tree per
@@ -51,15 +52,20 @@ References
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping, Sequence
+from collections.abc import MutableMapping
 from fractions import Fraction
-from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import InfeasibleError, SolverError, SpecError, SupermeshError, TopologyError
-from supermesh.trees.model import TreePacking, TreeSet
+from supermesh.errors import SpecError
+from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule.model import COLLECTIVES
+from supermesh.trees.schedule.rules import (
+    allreduce_trees,
+    every_rank_trees,
+    one_root_trees,
+    with_rule,
+)
 
 __all__ = [
     "COLLECTIVE_ALGORITHMS",
@@ -103,186 +109,6 @@ def _check(collective: str, algorithm: str, direction: str | None) -> tuple[str,
     if direction not in ("out", "in"):
         raise SpecError(f"unknown direction {direction!r}", hint="use 'out' or 'in'")
     return name, direction
-
-
-def _usable(p: TreePacking) -> bool:
-    return p.status in ("optimal", "feasible") and bool(p.sets)
-
-
-def _pack(G: nx.MultiDiGraph, roots: Sequence[int], direction: str, limit: float) -> TreePacking:
-    from supermesh.trees.packing.search import pack_trees
-
-    return pack_trees(G, roots, direction=direction, time_limit=limit)
-
-
-def _algorithm1(G: nx.MultiDiGraph, roots: Sequence[int], direction: str) -> TreePacking:
-    from supermesh.trees.packing.baselines import algorithm1
-
-    try:
-        return algorithm1(G, roots, direction=direction)
-    except SolverError as exc:  # the procedure got stuck: no trees on these roots
-        spec = str(G.graph.get("spec", ""))
-        return TreePacking(spec, direction, "infeasible", stats={"why": str(exc)})
-
-
-def _merge(
-    G: nx.MultiDiGraph, packs: Sequence[TreePacking], direction: str, method: str
-) -> TreePacking:
-    """One packing holding every set of ``packs`` (optimal only if each one is)."""
-    if len(packs) == 1:
-        return packs[0]
-    sets: tuple[TreeSet, ...] = tuple(s for p in packs for s in p.sets)
-    status = "optimal" if all(p.status == "optimal" for p in packs) else "feasible"
-    bounds = [p.lower_bound for p in packs if p.lower_bound is not None]
-    return TreePacking(
-        topology=str(G.graph.get("spec", packs[0].topology)),
-        direction=direction,
-        status=status,
-        sets=sets,
-        lower_bound=max(bounds) if bounds else None,
-        objective=max(t.height for s in sets for t in s.trees),
-        method=method,
-        span=packs[0].span,
-        stats={"set_methods": [p.method for p in packs]},
-    )
-
-
-def _roots(G: nx.MultiDiGraph, text: str | None) -> list[int]:
-    from supermesh.trees.rootspec import resolve_roots
-
-    return resolve_roots(G, text or "corners")
-
-
-def _default_roots(G: nx.MultiDiGraph, direction: str) -> list[int]:
-    """The corners on a grid; elsewhere the most distinct roots that fit (Frank, proven)."""
-    from supermesh.trees.bounds.counts import max_trees_free
-
-    rows, cols = G.graph.get("rows"), G.graph.get("cols")
-    if rows is None or cols is None or G.graph.get("family") == "hexamesh":
-        return list(max_trees_free(G, direction=direction, distinct=True).roots)
-    return _roots(G, "corners")
-
-
-def _with_rule(p: TreePacking, rule: str, **extra: Any) -> TreePacking:
-    p.stats["rule"] = rule
-    p.stats.update(extra)
-    return p
-
-
-def _allreduce(
-    G: nx.MultiDiGraph, algorithm: str, roots: str | None, direction: str, limit: float
-) -> TreePacking:
-    from supermesh.trees.packing.baselines import tto
-
-    if algorithm == "tto":
-        return _with_rule(tto(G, direction=direction), "tto")
-    chosen = _roots(G, roots) if roots is not None else _default_roots(G, direction)
-    if algorithm == "paper":
-        packing = _algorithm1(G, chosen, direction)
-    else:
-        packing = _pack(G, chosen, direction, limit)
-    if _usable(packing):
-        return _with_rule(packing, f"{algorithm} on {roots or 'default roots'} {chosen}")
-    if algorithm == "pipeline" and roots is None:  # a mesh: 4 corner trees cannot exist
-        why = {"status": packing.status, "certificate": packing.certificate}
-        return _with_rule(tto(G, direction=direction), "tto (no 4 corner trees)", corners=why)
-    raise InfeasibleError(
-        f"no {algorithm} trees on the roots {roots or 'corners'}: {packing.status}",
-        certificate=packing.certificate or {},
-        hint="pick fewer roots, or roots with more links (see `supermesh bound`)",
-    )
-
-
-def _one_root(
-    G: nx.MultiDiGraph, algorithm: str, roots: str | None, direction: str, limit: float
-) -> TreePacking:
-    from supermesh.trees.bounds.counts import max_trees_from_root
-
-    root = (_roots(G, roots) if roots is not None else _default_roots(G, direction))[0]
-    k = max_trees_from_root(G, root, direction=direction).max_trees
-    packing: TreePacking | None = None
-    for count in range(max(k, 1), 0, -1):
-        packing = _set(G, algorithm, [root] * count, direction, limit)
-        if _usable(packing):
-            return _with_rule(packing, f"{algorithm} from {root}", max_trees_from_root=k)
-    raise SupermeshError(
-        f"no {algorithm} trees from chiplet {root}: {packing.status if packing else 'none'}"
-    )
-
-
-def _set(
-    G: nx.MultiDiGraph, algorithm: str, roots: Sequence[int], direction: str, limit: float
-) -> TreePacking:
-    """One set (Broadcast / Reduce, or one root set): Algorithm 1 falls back to the packer."""
-    if algorithm == "paper":
-        packing = _algorithm1(G, roots, direction)
-        if _usable(packing):
-            return packing
-    return _pack(G, roots, direction, limit)
-
-
-def _paper_order(G: nx.MultiDiGraph) -> list[int]:
-    """Every rank once, in the paper's root order (one per side, outside in) on grids."""
-    from supermesh.topologies.model import compute_nodes
-    from supermesh.trees.roots.paper import paper_root_sets
-
-    try:
-        return [r for group in paper_root_sets(G) for r in group]
-    except TopologyError:  # not a full grid: rank order
-        return compute_nodes(G)
-
-
-def _every_rank(
-    G: nx.MultiDiGraph,
-    algorithm: str,
-    roots: str | None,
-    direction: str,
-    limit: float,
-    fast: bool,
-) -> TreePacking:
-    if roots is not None:  # explicit sets, each packed as given
-        packs = []
-        for part in roots.split(";"):
-            chosen = _roots(G, part)
-            p = _set(G, algorithm, chosen, direction, limit)
-            if not _usable(p):
-                raise InfeasibleError(
-                    f"no {len(chosen)} arc-disjoint {direction}-trees with roots {chosen} fit "
-                    f"{G.graph.get('spec', 'this topology')}",
-                    certificate=p.certificate or {},
-                    hint="choose other --roots (see `supermesh bound`)",
-                )
-            packs.append(p)
-        return _with_rule(_merge(G, packs, direction, packs[0].method), "given root sets")
-    if algorithm == "pipeline":
-        from supermesh.trees.roots.sets import root_sets
-
-        packing = root_sets(
-            G,
-            time_limit=limit,
-            set_time_limit=limit,
-            direction=direction,
-            compare=False,
-            fast=fast,
-        )
-        if not _usable(packing):
-            raise InfeasibleError(
-                f"no root sets on {G.graph.get('spec')}: {packing.status}",
-                certificate=packing.certificate or {},
-            )
-        return _with_rule(packing, "root_sets (fast)" if fast else "root_sets")
-    packs = []
-    queue = _paper_order(G)
-    while queue:
-        for size in range(min(4, len(queue)), 0, -1):
-            p = _set(G, algorithm, queue[:size], direction, limit)
-            if _usable(p):
-                packs.append(p)
-                queue = queue[size:]
-                break
-        else:
-            raise SupermeshError(f"no tree rooted at chiplet {queue[0]}: {p.status}")
-    return _with_rule(_merge(G, packs, direction, "paper"), "paper order, sets of 4")
 
 
 def throughput_packing(
@@ -357,7 +183,7 @@ def throughput_packing(
         return memo[key]
 
     if nbytes is None:
-        return _with_rule(packing("auto"), "throughput, parts auto")
+        return with_rule(packing("auto"), "throughput, parts auto")
     if nbytes < 1 or chunk_bytes < 1:
         raise SpecError(f"collective size {nbytes} B and chunk {chunk_bytes} B must be positive")
     collective = "allgather" if direction == "out" else "reducescatter"
@@ -376,7 +202,7 @@ def throughput_packing(
             loads[k] = reached
             break
         loads[k] = reached
-    return _with_rule(p, f"throughput, {k} parts for {nbytes} B", chosen_parts=k)
+    return with_rule(p, f"throughput, {k} parts for {nbytes} B", chosen_parts=k)
 
 
 def collective_trees(
@@ -455,7 +281,7 @@ def collective_trees(
             G, direction, nbytes=nbytes, chunk_bytes=chunk_bytes, time_limit=time_limit
         )
     if collective == "allreduce":
-        return _allreduce(G, algorithm, roots, direction, time_limit)
+        return allreduce_trees(G, algorithm, roots, direction, time_limit)
     if collective in ("broadcast", "reduce"):
-        return _one_root(G, algorithm, roots, direction, time_limit)
-    return _every_rank(G, algorithm, roots, direction, time_limit, fast)
+        return one_root_trees(G, algorithm, roots, direction, time_limit)
+    return every_rank_trees(G, algorithm, roots, direction, time_limit, fast)

@@ -18,14 +18,13 @@ from supermesh.topologies import build
 from supermesh.trees.packing.closedform import (
     corner_trees,
     mesh_three_corner_trees,
-    omitted_corner,
     partial_three_corner_trees,
     smalter_corner_trees,
     smalter_side_trees,
     smuni_corner_trees,
     three_corner_trees,
-    undoubled_perimeter,
 )
+from supermesh.trees.packing.corners import omitted_corner, undoubled_perimeter
 from supermesh.trees.packing.geodesic import geodesic_packing
 from supermesh.verify import check_packing, errors
 

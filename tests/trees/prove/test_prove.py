@@ -12,11 +12,12 @@ from supermesh.cli import main
 from supermesh.errors import SpecError
 from supermesh.parallel import SerialExecutor
 from supermesh.topologies import arc_connectivity, build
+from supermesh.trees.prove.cases import cases_for
 from supermesh.trees.prove.certificate import recheck_document
 from supermesh.trees.prove.family import parse_family, parse_sizes, prove_family
 from supermesh.trees.prove.result import SizeTask
 from supermesh.trees.prove.size import prove_size
-from supermesh.trees.prove.statement import cases_for, family_statement
+from supermesh.trees.prove.statement import family_statement
 
 SERIAL = SerialExecutor()
 
