@@ -39,11 +39,11 @@ _EXPORTS: dict[str, str] = {
     "errors": "supermesh.verify.findings",
     "format_finding": "supermesh.verify.findings",
     # trees, certificates, weighted rates
-    "check_tree": "supermesh.verify.trees.packing",
+    "check_tree": "supermesh.verify.trees.arborescence",
+    "span_nodes": "supermesh.verify.trees.arborescence",
     "check_disjoint": "supermesh.verify.trees.packing",
     "check_packing": "supermesh.verify.trees.packing",
     "check_rates": "supermesh.verify.trees.packing",
-    "span_nodes": "supermesh.verify.trees.packing",
     "check_certificate": "supermesh.verify.trees.certificates",
     "check_edmonds_certificate": "supermesh.verify.trees.certificates",
     "check_frank_certificate": "supermesh.verify.trees.certificates",
