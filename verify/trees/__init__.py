@@ -5,7 +5,9 @@
 - :mod:`~supermesh.verify.trees.packing`: a set and a whole packing (arc-disjoint counting
   parallel arcs, or rate-disjoint; the status and bounds it claims).
 - :mod:`~supermesh.verify.trees.certificates`: infeasibility certificates (an Edmonds cut, a
-  Frank subpartition) and height claims, recounted.
+  Frank subpartition, a height cap below a root's distance), recounted.
+- :mod:`~supermesh.verify.trees.heights`: claimed heights and lower bounds against recomputed
+  root eccentricities.
 - :mod:`~supermesh.verify.trees.rates`: weighted packings, every link's load in exact fractions.
 """
 
@@ -21,9 +23,9 @@ _EXPORTS: dict[str, str] = {
     "check_certificate": "supermesh.verify.trees.certificates",
     "check_edmonds_certificate": "supermesh.verify.trees.certificates",
     "check_frank_certificate": "supermesh.verify.trees.certificates",
-    "check_height_claim": "supermesh.verify.trees.certificates",
     "crossing_arcs": "supermesh.verify.trees.certificates",
-    "eccentricity": "supermesh.verify.trees.certificates",
+    "check_height_claim": "supermesh.verify.trees.heights",
+    "eccentricity": "supermesh.verify.trees.heights",
     "RateReport": "supermesh.verify.trees.rates",
     "check_weighted_packing": "supermesh.verify.trees.rates",
     "is_weighted_packing": "supermesh.verify.trees.rates",

@@ -21,7 +21,8 @@ import networkx as nx
 from supermesh.trees.model import TreePacking, TreeSet
 from supermesh.verify.findings import Finding
 from supermesh.verify.trees.arborescence import check_tree
-from supermesh.verify.trees.certificates import check_certificate, check_height_claim
+from supermesh.verify.trees.certificates import check_certificate
+from supermesh.verify.trees.heights import check_height_claim
 from supermesh.verify.trees.rates import check_weighted_packing, is_weighted_packing
 
 __all__ = ["check_disjoint", "check_packing", "check_rates"]
@@ -193,7 +194,7 @@ def check_packing(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]:
     ``optimal`` has ``lower_bound == objective``; ``infeasible`` has no trees and a certificate),
     re-checks the certificate when there is one
     (:func:`~supermesh.verify.trees.certificates.check_certificate`) and the height claims against
-    recomputed eccentricities (:func:`~supermesh.verify.trees.certificates.check_height_claim`).
+    recomputed eccentricities (:func:`~supermesh.verify.trees.heights.check_height_claim`).
 
     Examples
     --------
