@@ -6,7 +6,9 @@ without trusting the solver that made it. Checkers return a list of
 :class:`~supermesh.verify.findings.Finding` (empty means valid).
 
 - :mod:`~supermesh.verify.files`: :func:`check_file`, any file the tool writes, by its
-  ``format`` field (what ``supermesh verify`` runs).
+  ``format`` field (what ``supermesh verify`` runs); the tree and schedule formats are
+  ``file`` modules of their subpackages, and what they share (the :class:`FileReport`, the
+  topology a file names) is :mod:`~supermesh.verify.documents`.
 - :mod:`~supermesh.verify.trees`: trees, packings, certificates, weighted rates.
 - :mod:`~supermesh.verify.schedule`: schedule tables (links, FIFO steps, data flow, ranges).
 - :mod:`~supermesh.verify.deadlock`: deadlock freedom of tables and tree schedules.
@@ -32,9 +34,9 @@ from supermesh._lazy import lazy_exports
 # public name -> module defining it (imported on first use)
 _EXPORTS: dict[str, str] = {
     # any file the tool writes
-    "FileReport": "supermesh.verify.files",
     "check_document": "supermesh.verify.files",
     "check_file": "supermesh.verify.files",
+    "FileReport": "supermesh.verify.documents",
     "Finding": "supermesh.verify.findings",
     "errors": "supermesh.verify.findings",
     "format_finding": "supermesh.verify.findings",

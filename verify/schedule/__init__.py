@@ -9,6 +9,8 @@
 - :mod:`~supermesh.verify.schedule.shares`: weighted tables: the shares, and the chunk ranges
   their largest-remainder rule gives.
 - :mod:`~supermesh.verify.schedule.packings`: agreement with the tree packings the table claims.
+- :mod:`~supermesh.verify.schedule.file`: a schedule file (the table, then its deadlock
+  freedom), for :func:`~supermesh.verify.files.check_file`.
 
 Deadlock freedom of the same tables is :mod:`supermesh.verify.deadlock`.
 """

@@ -9,6 +9,8 @@
 - :mod:`~supermesh.verify.trees.heights`: claimed heights and lower bounds against recomputed
   root eccentricities.
 - :mod:`~supermesh.verify.trees.rates`: weighted packings, every link's load in exact fractions.
+- :mod:`~supermesh.verify.trees.file`: a tree file (its fields, then the packing), for
+  :func:`~supermesh.verify.files.check_file`.
 """
 
 from supermesh._lazy import lazy_exports
