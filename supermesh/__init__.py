@@ -108,7 +108,7 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
         "re-check any file or object without trusting the code that made it",
         {
             "check_file": "supermesh.verify.files",
-            "check_tree": "supermesh.verify.trees.packing",
+            "check_tree": "supermesh.verify.trees.arborescence",
             "check_disjoint": "supermesh.verify.trees.packing",
             "check_packing": "supermesh.verify.trees.packing",
             "check_weighted_packing": "supermesh.verify.trees.rates",

@@ -6,7 +6,9 @@ without trusting the solver that made it. Checkers return a list of
 :class:`~supermesh.verify.findings.Finding` (empty means valid).
 
 - :mod:`~supermesh.verify.files`: :func:`check_file`, any file the tool writes, by its
-  ``format`` field (what ``supermesh verify`` runs).
+  ``format`` field (what ``supermesh verify`` runs); the tree and schedule formats are
+  ``file`` modules of their subpackages, and what they share (the :class:`FileReport`, the
+  topology a file names) is :mod:`~supermesh.verify.documents`.
 - :mod:`~supermesh.verify.trees`: trees, packings, certificates, weighted rates.
 - :mod:`~supermesh.verify.schedule`: schedule tables (links, FIFO steps, data flow, ranges).
 - :mod:`~supermesh.verify.deadlock`: deadlock freedom of tables and tree schedules.
@@ -32,24 +34,24 @@ from supermesh._lazy import lazy_exports
 # public name -> module defining it (imported on first use)
 _EXPORTS: dict[str, str] = {
     # any file the tool writes
-    "FileReport": "supermesh.verify.files",
     "check_document": "supermesh.verify.files",
     "check_file": "supermesh.verify.files",
+    "FileReport": "supermesh.verify.documents",
     "Finding": "supermesh.verify.findings",
     "errors": "supermesh.verify.findings",
     "format_finding": "supermesh.verify.findings",
     # trees, certificates, weighted rates
-    "check_tree": "supermesh.verify.trees.packing",
+    "check_tree": "supermesh.verify.trees.arborescence",
+    "span_nodes": "supermesh.verify.trees.arborescence",
     "check_disjoint": "supermesh.verify.trees.packing",
     "check_packing": "supermesh.verify.trees.packing",
     "check_rates": "supermesh.verify.trees.packing",
-    "span_nodes": "supermesh.verify.trees.packing",
     "check_certificate": "supermesh.verify.trees.certificates",
     "check_edmonds_certificate": "supermesh.verify.trees.certificates",
     "check_frank_certificate": "supermesh.verify.trees.certificates",
-    "check_height_claim": "supermesh.verify.trees.certificates",
     "crossing_arcs": "supermesh.verify.trees.certificates",
-    "eccentricity": "supermesh.verify.trees.certificates",
+    "check_height_claim": "supermesh.verify.trees.heights",
+    "eccentricity": "supermesh.verify.trees.heights",
     "RateReport": "supermesh.verify.trees.rates",
     "check_weighted_packing": "supermesh.verify.trees.rates",
     "is_weighted_packing": "supermesh.verify.trees.rates",
@@ -59,10 +61,10 @@ _EXPORTS: dict[str, str] = {
     # deadlock freedom
     "DeadlockReport": "supermesh.verify.deadlock.analysis",
     "check_deadlock": "supermesh.verify.deadlock.analysis",
-    "dependency_graph": "supermesh.verify.deadlock.analysis",
-    "fifo_model": "supermesh.verify.deadlock.analysis",
-    "fifo_orders": "supermesh.verify.deadlock.analysis",
-    "wait_for_graph": "supermesh.verify.deadlock.analysis",
+    "dependency_graph": "supermesh.verify.deadlock.graphs",
+    "fifo_model": "supermesh.verify.deadlock.graphs",
+    "fifo_orders": "supermesh.verify.deadlock.graphs",
+    "wait_for_graph": "supermesh.verify.deadlock.graphs",
     "FifoModel": "supermesh.verify.deadlock.fifo",
     "Transfer": "supermesh.verify.deadlock.fifo",
     "table_model": "supermesh.verify.deadlock.fifo",

@@ -1,18 +1,18 @@
 """Verify a file written by the tool (or by hand): dispatch on its ``format`` field.
 
-``supermesh-topology``
+``supermesh-topology`` (checked here)
     Structure (every arc names existing nodes, no repeated ``(src, dst, key)``, no self-loop,
     known kinds and classes, positive bandwidth and latency), key numbering (parallel arcs keyed
     0, 1, ...: a gap is a warning) and, when the file names a spec, that the spec regenerates
     exactly these nodes and arcs (``spec-mismatch``).
-``supermesh-trees``
+``supermesh-trees`` (:func:`~supermesh.verify.trees.file.check_trees_file`)
     The topology it names (a spec, or the path of a topology file, relative to the tree file if
     it is not found as given) is built and the packing checked with
     :func:`~supermesh.verify.trees.packing.check_packing`. A weighted packing (``method="colgen"``,
     several trees per root with shares) is checked in rate
     (:func:`~supermesh.verify.trees.rates.check_weighted_packing`); the report gives the exact rate
     its shares allow (``extra["rate"]``).
-``supermesh-schedule``
+``supermesh-schedule`` (:func:`~supermesh.verify.schedule.file.check_schedule_file`)
     The topology is found the same way; the table is checked with
     :func:`~supermesh.verify.schedule.tables.check_schedule` and, unless its dependencies are
     broken, analysed with :func:`~supermesh.verify.deadlock.analysis.check_deadlock` (one buffer
@@ -21,104 +21,30 @@
 
 A document of the wrong shape (not an object, a field of the wrong type) raises
 :class:`~supermesh.errors.InputFileError`; everything that can be said about a well-formed
-document is a :class:`~supermesh.verify.findings.Finding`. Nothing else is raised.
+document is a :class:`~supermesh.verify.findings.Finding`. Nothing else is raised. Every format
+comes back as a :class:`~supermesh.verify.documents.FileReport`.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from supermesh.errors import InputFileError, SupermeshError
 from supermesh.topologies.io import from_json, read_json_file
 from supermesh.topologies.model import ARC_CLASSES, NODE_KINDS, arcs
-from supermesh.topologies.spec import build, parse_spec
-from supermesh.trees.model import TreePacking
-from supermesh.trees.schedule.model import Schedule
-from supermesh.verify.deadlock.analysis import check_deadlock
-from supermesh.verify.deadlock.fifo import PERIODIC_CHUNKS, is_periodic
+from supermesh.topologies.spec import build
+from supermesh.verify.documents import FileReport, expected_compute, is_int, is_num, require
 from supermesh.verify.findings import Finding
-from supermesh.verify.schedule.tables import check_schedule
-from supermesh.verify.trees.packing import check_packing
-from supermesh.verify.trees.rates import is_weighted_packing, rate_report
+from supermesh.verify.schedule.file import check_schedule_file
+from supermesh.verify.trees.file import check_trees_file
 
-__all__ = ["MAX_CHIPLETS", "MAX_TRANSFERS", "FileReport", "check_document", "check_file"]
-
-MAX_CHIPLETS = 100_000
-"""Largest topology a tree file may name (a guard against specs that would never finish)."""
-MAX_TRANSFERS = 2_000_000
-"""Largest number of (entry, chunk) transfers the deadlock analysis of a file unrolls."""
-_BLOCKING = {"entry-id", "bad-field", "dep-missing", "dep-chunks"}
-"""Schedule findings that leave the FIFO model undefined (no deadlock analysis then)."""
-
-
-@dataclass(frozen=True)
-class FileReport:
-    """What :func:`check_file` found.
-
-    Attributes
-    ----------
-    source : str
-        The file (or a label for an in-memory document).
-    kind : {"topology", "trees", "schedule"}
-    summary : str
-        One line describing what was checked.
-    findings : tuple of Finding
-    extra : dict
-        Further JSON-ready results (``"deadlock"``: the deadlock report of a schedule).
-    """
-
-    source: str
-    kind: str
-    summary: str
-    findings: tuple[Finding, ...]
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        """No finding of severity error."""
-        return not any(f.is_error for f in self.findings)
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict: source, kind, summary, ok, error and warning counts, findings."""
-        n_err = sum(f.is_error for f in self.findings)
-        return {
-            "file": self.source,
-            "kind": self.kind,
-            "summary": self.summary,
-            "ok": self.ok,
-            "errors": n_err,
-            "warnings": len(self.findings) - n_err,
-            "findings": [f.to_json() for f in self.findings],
-            **self.extra,
-        }
+__all__ = ["check_document", "check_file"]
 
 
 def _arc(a: tuple[int, int, int]) -> str:
     return f"{a[0]}->{a[1]} key {a[2]}"
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def _is_num(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-def _require(cond: bool, source: str, msg: str) -> None:
-    if not cond:
-        raise InputFileError(f"{source}: {msg}")
-
-
-def _expected_compute(spec: str) -> int:
-    if re.search(r"\d{7,}", spec):
-        raise InputFileError(f"topology {spec!r} is far too large; refusing to build it")
-    _, size, _, _ = parse_spec(spec)
-    return int(sum(size[0])) if len(size) == 1 else int(size[0]) * int(size[1])
 
 
 def _spec_findings(doc: dict[str, Any], G: Any) -> list[Finding]:
@@ -130,7 +56,7 @@ def _spec_findings(doc: dict[str, Any], G: Any) -> list[Finding]:
             Finding("spec-mismatch", f"spec {spec[:40]!r}... is too long to be a spec", "warning")
         ]
     try:
-        expected = _expected_compute(spec)
+        expected = expected_compute(spec)
     except SupermeshError as exc:
         return [Finding("spec-mismatch", f"spec {spec!r} does not parse: {exc}", "warning")]
     compute = sum(1 for _, k in G.nodes(data="kind") if k == "compute")
@@ -188,8 +114,8 @@ def _check_topology(doc: dict[str, Any], source: str) -> FileReport:
     found: list[Finding] = []
     ids: set[int] = set()
     for i, nd in enumerate(nodes):
-        _require(
-            isinstance(nd, dict) and _is_int(nd.get("id")), source, f"node #{i} has no integer id"
+        require(
+            isinstance(nd, dict) and is_int(nd.get("id")), source, f"node #{i} has no integer id"
         )
         n = nd["id"]
         if n in ids:
@@ -198,13 +124,13 @@ def _check_topology(doc: dict[str, Any], source: str) -> FileReport:
         if nd.get("kind", "compute") not in NODE_KINDS:
             found.append(Finding("bad-attribute", f"node {n} has kind {nd.get('kind')!r}", node=n))
         pos = nd.get("pos", [0.0, 0.0])
-        if not (isinstance(pos, list) and len(pos) == 2 and all(map(_is_num, pos))):
+        if not (isinstance(pos, list) and len(pos) == 2 and all(map(is_num, pos))):
             found.append(Finding("bad-attribute", f"node {n} has pos {pos!r}, not [x, y]", node=n))
     seen: Counter[tuple[int, int, int]] = Counter()
     touched: set[int] = set()
     for i, ad in enumerate(raw_arcs):
-        _require(
-            isinstance(ad, dict) and all(_is_int(ad.get(f)) for f in ("src", "dst", "key")),
+        require(
+            isinstance(ad, dict) and all(is_int(ad.get(f)) for f in ("src", "dst", "key")),
             source,
             f"arc #{i} lacks integer src, dst and key",
         )
@@ -228,7 +154,7 @@ def _check_topology(doc: dict[str, Any], source: str) -> FileReport:
             )
         for name in ("bandwidth", "latency"):
             value = ad.get(name, 1.0)
-            if not _is_num(value) or not value > 0:
+            if not is_num(value) or not value > 0:
                 found.append(Finding("bad-attribute", f"arc {_arc(a)} has {name} {value!r}", arc=a))
     keys: dict[tuple[int, int], list[int]] = defaultdict(list)
     for a, count in sorted(seen.items()):
@@ -252,161 +178,6 @@ def _check_topology(doc: dict[str, Any], source: str) -> FileReport:
         found += _spec_findings(doc, G)
         summary = f"topology {G.graph['spec']}: {G.number_of_nodes()} nodes, {len(arcs(G))} arcs"
     return FileReport(source, "topology", summary, tuple(found))
-
-
-def _validate_trees_doc(doc: dict[str, Any], source: str) -> None:
-    for name in ("topology", "direction", "status"):
-        _require(isinstance(doc.get(name), str), source, f"field {name!r} is missing or not text")
-    groups: list[Any] = []
-    if isinstance(doc.get("sets"), list):
-        for i, s in enumerate(doc["sets"]):
-            _require(
-                isinstance(s, dict) and isinstance(s.get("trees"), list),
-                source,
-                f"set #{i} has no 'trees' list",
-            )
-            groups.append(s["trees"])
-            lb = s.get("lower_bound")
-            _require(lb is None or _is_int(lb), source, f"set #{i} lower_bound is not an integer")
-    else:
-        _require(isinstance(doc.get("trees"), list), source, "has neither 'sets' nor 'trees'")
-        groups.append(doc["trees"])
-    for trees in groups:
-        for t in trees:
-            _require(
-                isinstance(t, dict) and _is_int(t.get("root")), source, "a tree has no integer root"
-            )
-            _require(
-                _is_int(t.get("height", -1)),
-                source,
-                f"tree root {t['root']}: height is not an integer",
-            )
-            _require(
-                _is_num(t.get("share", 1.0)),
-                source,
-                f"tree root {t['root']}: share is not a number",
-            )
-            arcs_ = t.get("arcs")
-            _require(
-                isinstance(arcs_, list)
-                and all(
-                    isinstance(a, list) and len(a) == 3 and all(map(_is_int, a)) for a in arcs_
-                ),
-                source,
-                f"tree root {t['root']}: arcs must be a list of [src, dst, key] integer triples",
-            )
-    span = doc.get("span")
-    _require(
-        span is None or (isinstance(span, list) and all(map(_is_int, span))),
-        source,
-        "span is not a list of node ids",
-    )
-    for name in ("lower_bound", "objective"):
-        _require(
-            doc.get(name) is None or _is_int(doc.get(name)), source, f"{name} is not an integer"
-        )
-    _require(
-        doc.get("stats") is None or isinstance(doc.get("stats"), dict),
-        source,
-        "stats is not an object",
-    )
-
-
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except (OSError, ValueError):  # a name too long for the file system is simply not a file
-        return False
-
-
-def _topology_for(spec: str, base_dir: Path | None) -> Any:
-    path = Path(spec)
-    if spec.endswith(".json") or _is_file(path):
-        if not path.is_absolute() and not _is_file(path) and base_dir is not None:
-            path = base_dir / path
-        return build(path)
-    if len(spec) > 200 or ":" not in spec:
-        raise InputFileError(
-            f"topology {spec[:60]!r} is neither a spec nor an existing topology file",
-            hint="name a spec such as smbi:4x4 or the path of a topology JSON file",
-        )
-    if _expected_compute(spec) > MAX_CHIPLETS:
-        raise InputFileError(
-            f"topology {spec!r} has more than {MAX_CHIPLETS} chiplets; refusing to build it"
-        )
-    return build(spec)
-
-
-def _check_trees(doc: dict[str, Any], source: str, base_dir: Path | None) -> FileReport:
-    _validate_trees_doc(doc, source)
-    try:
-        packing = TreePacking.from_json(doc, source=source)
-    except (TypeError, ValueError) as exc:
-        raise InputFileError(f"{source}: malformed tree file ({exc})") from None
-    G = _topology_for(packing.topology, base_dir)
-    found = check_packing(G, packing)
-    summary = (
-        f"trees on {packing.topology}: {packing.direction}, {packing.status}, "
-        f"{len(packing.sets)} set(s), {len(packing.trees)} tree(s)"
-    )
-    extra: dict[str, Any] = {}
-    if is_weighted_packing(G, packing) and packing.trees:
-        rates = rate_report(G, packing)
-        extra["rate"] = rates.to_json()
-        allowed = "-" if rates.rate is None else f"{rates.rate} ({float(rates.rate):.4f})"
-        claimed = "none" if rates.claimed is None else str(rates.claimed)
-        summary += f", weighted: the shares allow {allowed} links, claimed {claimed}"
-    return FileReport(source, "trees", summary, tuple(found), extra)
-
-
-def _deadlock(G: Any, schedule: Schedule, found: list[Finding]) -> tuple[str, dict[str, Any]]:
-    """The deadlock verdict for the summary line, the report's extra part; extends ``found``."""
-    if any(f.code in _BLOCKING for f in found):
-        found.append(
-            Finding(
-                "deadlock-unchecked",
-                "deadlock not analysed: the entries or their "
-                "dependencies are malformed (see the errors above)",
-                "warning",
-            )
-        )
-        return "deadlock not analysed", {"deadlock": None}
-    periodic = is_periodic(schedule)
-    lengths = [max(0, e.chunk_last - e.chunk_first + 1) for e in schedule.entries]
-    size = sum(min(n, PERIODIC_CHUNKS) if periodic else n for n in lengths)
-    if size > MAX_TRANSFERS:
-        found.append(
-            Finding(
-                "deadlock-unchecked",
-                f"deadlock not analysed: {size} transfers to unroll (more than {MAX_TRANSFERS})",
-                "warning",
-            )
-        )
-        return "deadlock not analysed", {"deadlock": None}
-    try:
-        report = check_deadlock(G, schedule)
-    except SupermeshError as exc:
-        found.append(Finding("deadlock-unchecked", f"deadlock not analysed: {exc}", "warning"))
-        return "deadlock not analysed", {"deadlock": None}
-    found += report.findings()
-    verdict = "deadlock-free" if report.deadlock_free else "DEADLOCK"
-    return verdict, {"deadlock": report.to_json()}
-
-
-def _check_schedule(doc: dict[str, Any], source: str, base_dir: Path | None) -> FileReport:
-    try:
-        schedule = Schedule.from_json(doc, source=source)
-    except (TypeError, ValueError, AttributeError, OverflowError) as exc:
-        raise InputFileError(f"{source}: malformed schedule file ({exc})") from None
-    G = _topology_for(schedule.topology, base_dir)
-    found = check_schedule(G, schedule)
-    verdict, extra = _deadlock(G, schedule, found)
-    summary = (
-        f"schedule {schedule.collective} on {schedule.topology}: {len(schedule.entries)} "
-        f"entries, {schedule.chunks} chunk(s) per {'block' if schedule.weighted else 'tree'}, "
-        f"{verdict}"
-    )
-    return FileReport(source, "schedule", summary, tuple(found), extra)
 
 
 def check_document(
@@ -446,9 +217,9 @@ def check_document(
     if fmt == "supermesh-topology":
         return _check_topology(doc, source)
     if fmt == "supermesh-trees":
-        return _check_trees(doc, source, base)
+        return check_trees_file(doc, source, base)
     if fmt == "supermesh-schedule":
-        return _check_schedule(doc, source, base)
+        return check_schedule_file(doc, source, base)
     raise InputFileError(
         f"{source} has format {fmt!r}, which verify does not read",
         hint="verify reads supermesh-topology, supermesh-trees and supermesh-schedule files",

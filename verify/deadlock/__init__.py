@@ -1,7 +1,9 @@
 """Deadlock freedom: wait-for graphs on link FIFO entries (Dally and Seitz), with the argument.
 
-- :mod:`~supermesh.verify.deadlock.analysis`: :func:`check_deadlock`, the entry point, and the
-  wait-for / channel-dependency graphs; a cycle comes back as the counterexample.
+- :mod:`~supermesh.verify.deadlock.analysis`: :func:`check_deadlock`, the entry point: the
+  verdict with its argument; a cycle comes back as the counterexample, with a fix.
+- :mod:`~supermesh.verify.deadlock.graphs`: the wait-for and channel-dependency graphs it
+  decides on, and :func:`fifo_model`, any schedule form as a FIFO model.
 - :mod:`~supermesh.verify.deadlock.fifo`: the execution model it runs on (link FIFOs of chunk
   transfers with waits, buffer slots), read from a schedule table.
 - :mod:`~supermesh.verify.deadlock.tree_schedule`: a tree-level description (explicit FIFO
@@ -14,10 +16,10 @@ from supermesh._lazy import lazy_exports
 _EXPORTS: dict[str, str] = {
     "check_deadlock": "supermesh.verify.deadlock.analysis",
     "DeadlockReport": "supermesh.verify.deadlock.analysis",
-    "dependency_graph": "supermesh.verify.deadlock.analysis",
-    "wait_for_graph": "supermesh.verify.deadlock.analysis",
-    "fifo_model": "supermesh.verify.deadlock.analysis",
-    "fifo_orders": "supermesh.verify.deadlock.analysis",
+    "dependency_graph": "supermesh.verify.deadlock.graphs",
+    "wait_for_graph": "supermesh.verify.deadlock.graphs",
+    "fifo_model": "supermesh.verify.deadlock.graphs",
+    "fifo_orders": "supermesh.verify.deadlock.graphs",
     "FifoModel": "supermesh.verify.deadlock.fifo",
     "Transfer": "supermesh.verify.deadlock.fifo",
     "table_model": "supermesh.verify.deadlock.fifo",

@@ -1,234 +1,36 @@
-"""Deadlock freedom of pipelined tree schedules: wait-for graphs on link FIFO entries.
+"""Deadlock freedom of pipelined tree schedules: the verdict, with its argument or a cycle.
 
 The input is a schedule table (:class:`supermesh.trees.schedule.model.Schedule`), a tree-level
 description (:class:`~supermesh.verify.deadlock.tree_schedule.TreeSchedule`, which can also state
 explicit FIFO permutations and multi-hop routes) or a ready
 :class:`~supermesh.verify.deadlock.fifo.FifoModel`. All become a FIFO model (link FIFOs, hops, data
-dependencies, barrier, buffer slots; see :mod:`supermesh.verify.deadlock.fifo`), and the analysis
-runs on that.
-
-The wait-for graph
-    A node per (link, transfer) hop, plus one node ``"barrier"``; an edge ``x -> y`` when ``x``
-    cannot start before ``y`` has started (``y`` then finishes in bounded time). Reasons:
-    ``fifo`` (the previous transfer on the link must finish), ``hop`` (a multi-hop send enters
-    link j+1 after link j), ``data`` (the inputs must have arrived), ``barrier`` and ``buffer``
-    (a free slot at the receiver). Every wait of the model is an edge, so: acyclic means every
-    transfer starts (induction along a topological order) and the schedule is deadlock-free; a
-    cycle is a set of transfers each waiting for the next, a deadlock of the model. Credits taken
-    before the first hop make the model conservative: a schedule it calls deadlock-free stays so
-    under any implementation that waits less.
-
-The channel dependency graph (:func:`dependency_graph`) is the coarser view of Dally and Seitz:
-the wait-for graph with its hops merged per link (and buffer waits routed through a node per
-link buffer). An acyclic CDG is the classic argument; with finite buffers it nearly always has
-cycles (a child's link waits for its parent's link to free a slot and vice versa) although the
-fixed FIFO order rules them out, which the finer wait-for graph shows.
-
-References
-----------
-.. [1] W. J. Dally and C. L. Seitz, "Deadlock-free message routing in multiprocessor
-   interconnection networks", IEEE Trans. Computers C-36(5), 1987.
+dependencies, barrier, buffer slots; see :mod:`supermesh.verify.deadlock.fifo`), and
+:func:`check_deadlock` decides on its wait-for graph (:mod:`supermesh.verify.deadlock.graphs`):
+acyclic is deadlock-free, argued by the channel dependency graph of Dally and Seitz where that is
+acyclic too, else by the wait-for graph itself; a cycle is the counterexample, reported with an
+order change or buffer size that removes it where one of the tried ones does.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from dataclasses import dataclass
-from typing import Any, Literal, Union
+from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import SupermeshError
-from supermesh.trees.schedule.model import Schedule
-from supermesh.verify.deadlock.fifo import Arc, FifoModel, Transfer, arc_text, table_model
-from supermesh.verify.deadlock.tree_schedule import TreeSchedule, tree_model
+from supermesh.verify.deadlock.fifo import Arc, FifoModel, Transfer, arc_text
+from supermesh.verify.deadlock.graphs import (
+    BARRIER,
+    AnySchedule,
+    Buffers,
+    channel_graph,
+    fifo_model,
+    model_wait_graph,
+)
 from supermesh.verify.findings import Finding
 
-__all__ = [
-    "BARRIER",
-    "DeadlockReport",
-    "check_deadlock",
-    "dependency_graph",
-    "fifo_model",
-    "fifo_orders",
-    "wait_for_graph",
-]
-
-BARRIER = "barrier"
-AnySchedule = Union[Schedule, TreeSchedule, FifoModel]  # noqa: UP007 (a runtime alias)
-Buffers = Union[int, None, Literal["default"]]  # noqa: UP007
-
-
-def fifo_model(
-    G: nx.MultiDiGraph,
-    schedule: AnySchedule,
-    *,
-    buffers: Buffers = "default",
-    periodic: bool = True,
-) -> FifoModel:
-    """The FIFO model of any accepted schedule form.
-
-    Parameters
-    ----------
-    G : networkx.MultiDiGraph
-        The topology (a :class:`TreeSchedule`'s arcs and routes are checked against it).
-    schedule : Schedule, TreeSchedule or FifoModel
-    buffers : int, None or "default"
-        Chunk slots per link at the receiver; ``None``: unbounded; ``"default"``: the
-        TreeSchedule's or model's own, 1 (store and forward) for a table.
-    periodic : bool
-        For a table: unroll 2 chunks per entry where the periodicity argument applies (see
-        :mod:`supermesh.verify.deadlock.fifo`).
-
-    Returns
-    -------
-    FifoModel
-
-    Raises
-    ------
-    SupermeshError
-        On a malformed schedule (see :func:`~supermesh.verify.deadlock.fifo.table_model` and
-        :func:`~supermesh.verify.deadlock.tree_schedule.tree_model`) or another type.
-    """
-    if isinstance(schedule, Schedule):
-        return table_model(
-            schedule, buffers=1 if buffers == "default" else buffers, periodic=periodic
-        )
-    if isinstance(schedule, TreeSchedule):
-        model = tree_model(G, schedule)
-    elif isinstance(schedule, FifoModel):
-        model = schedule
-    else:
-        raise SupermeshError(f"cannot analyse a {type(schedule).__name__} for deadlock")
-    return model if buffers == "default" else dataclasses.replace(model, buffers=buffers)
-
-
-def fifo_orders(G: nx.MultiDiGraph, schedule: AnySchedule) -> dict[Arc, list[Transfer]]:
-    """The FIFO of every link in use: the transfers crossing it, in service order.
-
-    A table is unrolled over every chunk here.
-
-    Raises
-    ------
-    SupermeshError
-        See :func:`fifo_model`.
-    """
-    return fifo_model(G, schedule, periodic=False).fifos
-
-
-def _wait_graph(model: FifoModel) -> nx.DiGraph:
-    hops = model.hops
-    W = nx.DiGraph()
-
-    def first(x: Transfer) -> tuple[Arc, Transfer]:
-        return (hops[x][0], x)
-
-    def last(x: Transfer) -> tuple[Arc, Transfer]:
-        return (hops[x][-1], x)
-
-    def wait(a: Any, b: Any, reason: str, **attrs: Any) -> None:
-        if not W.has_edge(a, b):
-            W.add_edge(a, b, reason=reason, **attrs)
-
-    for x, path in hops.items():
-        W.add_nodes_from((h, x) for h in path)
-        for before, after in itertools.pairwise(path):
-            wait((after, x), (before, x), "hop")
-    for link, queue in model.fifos.items():
-        for prev, x in itertools.pairwise(queue):
-            wait((link, x), last(prev), "fifo")
-    if model.barrier is not None:
-        W.add_node(BARRIER)
-    for x in hops:
-        for y in model.deps.get(x, ()):
-            wait(first(x), last(y), "data")
-        if model.barrier is not None:
-            if x.phase == model.barrier[1]:
-                wait(first(x), BARRIER, "barrier")
-            elif x.phase == model.barrier[0]:
-                wait(BARRIER, last(x), "barrier")
-    if model.buffers is not None:
-        B = model.buffers
-        consumers = model.consumers()
-        for link, queue in model.fifos.items():
-            into = [x for x in queue if hops[x][-1] == link]
-            for earlier, x in zip(into, into[B:], strict=False):
-                users = consumers.get(earlier, [])
-                for y in users:
-                    wait(first(x), last(y), "buffer", buffer=link)
-                if not users and hops[x][0] != link:
-                    wait(first(x), last(earlier), "buffer", buffer=link)
-    return W
-
-
-def wait_for_graph(
-    G: nx.MultiDiGraph, schedule: AnySchedule, *, buffers: Buffers = "default"
-) -> nx.DiGraph:
-    """The wait-for graph of the schedule (see the module docstring).
-
-    Nodes are ``(link, transfer)`` hops and ``"barrier"``; an edge ``x -> y`` with attribute
-    ``reason`` in ``fifo``, ``hop``, ``data``, ``barrier``, ``buffer`` means ``x`` cannot start
-    before ``y`` has started. A table is unrolled over every chunk.
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
-    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
-    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
-    >>> W = wait_for_graph(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p, chunks=2))
-    >>> W.number_of_nodes(), nx.is_directed_acyclic_graph(W)
-    (4, True)
-    """
-    return _wait_graph(fifo_model(G, schedule, buffers=buffers, periodic=False))
-
-
-def _coarse(W: nx.DiGraph) -> nx.DiGraph:
-    C = nx.DiGraph()
-
-    def node(n: Any) -> tuple[str, Arc | None]:
-        return ("barrier", None) if n == BARRIER else ("link", n[0])
-
-    def bump(a: Any, b: Any) -> None:
-        if a == b:
-            return
-        if C.has_edge(a, b):
-            C[a][b]["count"] += 1
-        else:
-            C.add_edge(a, b, count=1)
-
-    C.add_nodes_from(node(n) for n in W)
-    for a, b, data in W.edges(data=True):
-        if data["reason"] == "buffer":
-            buf = ("buffer", data["buffer"])
-            bump(node(a), buf)
-            bump(buf, node(b))
-        else:
-            bump(node(a), node(b))
-    return C
-
-
-def dependency_graph(
-    G: nx.MultiDiGraph, schedule: AnySchedule, *, buffers: Buffers = "default"
-) -> nx.DiGraph:
-    """The channel dependency graph: the wait-for graph merged per link (the coarser view).
-
-    Nodes are ``("link", arc)``, ``("buffer", arc)`` (the receiver buffer of a link, where
-    ``buffers`` is finite) and ``("barrier", None)``; an edge ``A -> B`` means a transfer holding
-    or queued on ``A`` may wait for ``B``. Edges carry ``count``, the number of entry-level waits
-    merged into them. FIFO waits between entries of one link are not edges (no self-loops).
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
-    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
-    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
-    >>> sorted(dependency_graph(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p)).edges())
-    [(('link', (1, 3, 0)), ('link', (0, 1, 0)))]
-    """
-    return _coarse(wait_for_graph(G, schedule, buffers=buffers))
+__all__ = ["DeadlockReport", "check_deadlock"]
 
 
 @dataclass(frozen=True)
@@ -351,7 +153,7 @@ def _find_fix(
                     )
                 )
     for text, candidate in attempts[:tries]:
-        if _cycle(_wait_graph(candidate)) is None:
+        if _cycle(model_wait_graph(candidate)) is None:
             return text
     if any(W[a][b]["reason"] == "hop" for a, b in edges):
         return (
@@ -362,7 +164,7 @@ def _find_fix(
 
 
 def _free_argument(model: FifoModel, W: nx.DiGraph, n: int) -> str:
-    C = _coarse(W)
+    C = channel_graph(W)
     how = f" ({model.note})" if model.note else ""
     if nx.is_directed_acyclic_graph(C):
         order = [
@@ -402,7 +204,8 @@ def check_deadlock(
         A schedule table, or the collective, its trees, chunks, FIFO orders, routes and buffer
         slots, or a ready model.
     buffers : int, None or "default"
-        Chunk slots per link at the receiver (see :func:`fifo_model`; a table defaults to 1).
+        Chunk slots per link at the receiver (see
+        :func:`~supermesh.verify.deadlock.graphs.fifo_model`; a table defaults to 1).
     periodic : bool
         Use the periodicity argument for tables (see :mod:`supermesh.verify.deadlock.fifo`).
     max_fix_tries : int
@@ -418,13 +221,14 @@ def check_deadlock(
     Raises
     ------
     SupermeshError
-        On a malformed schedule (see :func:`fifo_model`).
+        On a malformed schedule (see :func:`~supermesh.verify.deadlock.graphs.fifo_model`).
 
     Examples
     --------
     >>> from supermesh.topologies import build
     >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
     >>> from supermesh.trees.schedule.build import build_schedule
+    >>> from supermesh.verify.deadlock.tree_schedule import TreeSchedule
     >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
     >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
     >>> check_deadlock(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p)).deadlock_free
@@ -436,7 +240,7 @@ def check_deadlock(
     True
     """
     model = fifo_model(G, schedule, buffers=buffers, periodic=periodic)
-    W = _wait_graph(model)
+    W = model_wait_graph(model)
     n = sum(1 for v in W if v != BARRIER)
     edges = _cycle(W)
     if edges is None:

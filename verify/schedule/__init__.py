@@ -5,8 +5,12 @@
   chiplet's rows.
 - :mod:`~supermesh.verify.schedule.flow`: per tree, every chunk reaches every rank once and every
   reduction holds each contribution exactly once.
-- :mod:`~supermesh.verify.schedule.ranges`: chunk ranges cover the data once, weighted shares,
-  and agreement with the tree packings the table claims.
+- :mod:`~supermesh.verify.schedule.ranges`: chunk ranges cover the data once.
+- :mod:`~supermesh.verify.schedule.shares`: weighted tables: the shares, and the chunk ranges
+  their largest-remainder rule gives.
+- :mod:`~supermesh.verify.schedule.packings`: agreement with the tree packings the table claims.
+- :mod:`~supermesh.verify.schedule.file`: a schedule file (the table, then its deadlock
+  freedom), for :func:`~supermesh.verify.files.check_file`.
 
 Deadlock freedom of the same tables is :mod:`supermesh.verify.deadlock`.
 """
@@ -18,8 +22,8 @@ _EXPORTS: dict[str, str] = {
     "check_schedule": "supermesh.verify.schedule.tables",
     "check_tree_flows": "supermesh.verify.schedule.flow",
     "check_chunk_ranges": "supermesh.verify.schedule.ranges",
-    "check_packings": "supermesh.verify.schedule.ranges",
-    "check_shares": "supermesh.verify.schedule.ranges",
+    "check_shares": "supermesh.verify.schedule.shares",
+    "check_packings": "supermesh.verify.schedule.packings",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -44,8 +44,9 @@ from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule.model import COLLECTIVES, Schedule, ScheduleEntry
 from supermesh.verify.findings import Finding
 from supermesh.verify.schedule.flow import PHASES_OF, check_tree_flows, where
-from supermesh.verify.schedule.ranges import check_chunk_ranges, check_packings
-from supermesh.verify.trees.packing import span_nodes
+from supermesh.verify.schedule.packings import check_packings
+from supermesh.verify.schedule.ranges import check_chunk_ranges
+from supermesh.verify.trees.arborescence import span_nodes
 
 __all__ = ["check_schedule"]
 

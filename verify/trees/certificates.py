@@ -1,4 +1,4 @@
-"""Re-check infeasibility certificates and height claims by counting, not by trusting.
+"""Re-check infeasibility certificates by counting, not by trusting.
 
 Certificate formats (JSON-ready dicts, as :class:`~supermesh.errors.InfeasibleError` carries)
 
@@ -46,9 +46,7 @@ __all__ = [
     "check_certificate",
     "check_edmonds_certificate",
     "check_frank_certificate",
-    "check_height_claim",
     "crossing_arcs",
-    "eccentricity",
 ]
 
 
@@ -353,129 +351,5 @@ def _check_eccentricity_certificate(
     if true is not None and true <= cap:
         found.append(
             _invalid(f"node {node} is {true} hops from root {root}, within max height {cap}")
-        )
-    return found
-
-
-def eccentricity(
-    G: nx.MultiDiGraph,
-    root: int,
-    *,
-    direction: str = "out",
-    span: Iterable[int] | None = None,
-) -> int | None:
-    """Largest hop distance from ``root`` to a span node (``"in"``: from a span node to root).
-
-    Breadth-first search; ``None`` if some span node cannot be reached at all. Any tree rooted at
-    ``root`` that reaches the span has at least this height.
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> eccentricity(build("mesh:4x4"), 0), eccentricity(build("mesh:4x4"), 5)
-    (6, 4)
-    """
-    if direction not in ("out", "in"):
-        raise SupermeshError(f"direction {direction!r} is not 'out' or 'in'")
-    step = G.successors if direction == "out" else G.predecessors
-    dist = {root: 0}
-    queue = deque([root])
-    while queue:
-        n = queue.popleft()
-        for m in step(n):
-            if m not in dist:
-                dist[m] = dist[n] + 1
-                queue.append(m)
-    targets = _span(G, span)
-    if not targets <= dist.keys():
-        return None
-    return max((dist[n] for n in targets), default=0)
-
-
-def check_height_claim(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]:
-    """Check claimed heights and quoted lower bounds against recomputed root eccentricities.
-
-    For every set and for the whole packing: the claimed height is at least the quoted lower
-    bound (``bound-above-objective``) and at least the largest root eccentricity over the span
-    (``height-below-eccentricity``: no tree can be lower); a quoted lower bound below that
-    eccentricity is valid but weaker than the trivial bound (``weak-lower-bound``, a warning);
-    a span node no root reaches is ``unreachable``.
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> from supermesh.trees.model import Tree, TreeSet
-    >>> t = Tree(root=0, arcs=((0, 1, 0), (0, 2, 0), (1, 3, 0)), height=2)
-    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,), 1),), 1, 2)
-    >>> [f.code for f in check_height_claim(build("mesh:2x2"), p)]
-    ['weak-lower-bound', 'weak-lower-bound']
-    """
-    found: list[Finding] = []
-    if packing.status == "infeasible":
-        return found
-    overall = 0
-    for i, s in enumerate(packing.sets):
-        ecc = 0
-        for j, t in enumerate(s.trees):
-            if t.root not in G:
-                continue  # reported by check_tree
-            e = eccentricity(G, t.root, direction=packing.direction, span=packing.span)
-            if e is None:
-                found.append(
-                    Finding(
-                        "unreachable",
-                        f"set {i} tree {j}: some span node cannot be connected to root {t.root} "
-                        "by any path",
-                        set=i,
-                        tree=j,
-                        node=t.root,
-                    )
-                )
-                continue
-            ecc = max(ecc, e)
-            if t.height < e:
-                found.append(
-                    Finding(
-                        "height-below-eccentricity",
-                        f"set {i} tree {j}: claimed height {t.height} is below root {t.root}'s "
-                        f"eccentricity {e}",
-                        set=i,
-                        tree=j,
-                    )
-                )
-        overall = max(overall, ecc)
-        found += _bound(s.lower_bound, s.height if s.trees else None, ecc, f"set {i}", i)
-    found += _bound(packing.lower_bound, packing.objective, overall, "packing", None)
-    if packing.objective is not None and packing.objective < overall:
-        found.append(
-            Finding(
-                "height-below-eccentricity",
-                f"packing: objective {packing.objective} is below the largest root eccentricity "
-                f"{overall}",
-            )
-        )
-    return found
-
-
-def _bound(
-    lower: int | None, claimed: int | None, ecc: int, where: str, set_index: int | None
-) -> list[Finding]:
-    found = []
-    if lower is not None and claimed is not None and lower > claimed:
-        found.append(
-            Finding(
-                "bound-above-objective",
-                f"{where}: lower bound {lower} is above the claimed height {claimed}",
-                set=set_index,
-            )
-        )
-    if lower is not None and lower < ecc:
-        found.append(
-            Finding(
-                "weak-lower-bound",
-                f"{where}: quoted lower bound {lower} is below the root eccentricity {ecc}",
-                severity="warning",
-                set=set_index,
-            )
         )
     return found

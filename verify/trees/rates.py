@@ -10,12 +10,12 @@ uses)::
     sum over the trees using (u, v, key) of  share * rho / n  <=  bandwidth(u, v, key)
 
 Everything is recounted here in exact fractions (no solver, no :mod:`supermesh.trees`
-algorithm): every tree spans the ranks (:func:`~supermesh.verify.trees.packing.check_tree`), every
-rank roots a tree and its shares add up to exactly 1, the arc loads at the claimed rate fit, and the
-rate the shares really allow, ``min over arcs of n bandwidth / (sum of shares)``, is reported
-(:func:`rate_report`). When the file carries the cut that bounds the rate
-(``stats["bound_certificate"]``), the cut is recounted and the claimed rate must not exceed it;
-a packing called ``optimal`` must reach it.
+algorithm): every tree spans the ranks
+(:func:`~supermesh.verify.trees.arborescence.check_tree`), every rank roots a tree and its shares
+add up to exactly 1, the arc loads at the claimed rate fit, and the rate the shares really allow,
+``min over arcs of n bandwidth / (sum of shares)``, is reported (:func:`rate_report`). When the
+file carries the cut that bounds the rate (``stats["bound_certificate"]``), the cut is recounted
+and the claimed rate must not exceed it; a packing called ``optimal`` must reach it.
 
 Shares are read exactly from ``stats["shares"]`` (fraction strings, one per tree in file order)
 when present, else from each tree's ``share`` (a float: then sums and loads are compared with a
@@ -34,7 +34,7 @@ import networkx as nx
 
 from supermesh.trees.model import Tree, TreePacking
 from supermesh.verify.findings import Finding
-from supermesh.verify.trees.packing import check_tree, span_nodes
+from supermesh.verify.trees.arborescence import check_tree, span_nodes
 
 __all__ = ["RateReport", "check_weighted_packing", "is_weighted_packing", "rate_report"]
 
@@ -297,8 +297,9 @@ def check_weighted_packing(G: nx.MultiDiGraph, packing: TreePacking) -> list[Fin
     Returns
     -------
     list of Finding
-        Empty when valid. Codes: those of :func:`~supermesh.verify.trees.packing.check_tree`, and
-        ``bad-share``, ``share-mismatch``, ``share-sum``, ``rank-without-tree``,
+        Empty when valid. Codes: those of
+        :func:`~supermesh.verify.trees.arborescence.check_tree`, and ``bad-share``,
+        ``share-mismatch``, ``share-sum``, ``rank-without-tree``,
         ``rate-overused`` (an arc over its bandwidth at the claimed rate),
         ``rate-claim-too-high`` (with the rate the shares allow), ``rate-unclaimed``
         (warning), ``certificate-malformed``, ``certificate-invalid``, ``rate-above-bound``,

@@ -1,0 +1,145 @@
+"""What the file checks share: the report they return, field-shape tests, the topology named.
+
+:func:`~supermesh.verify.files.check_document` and the checks of each format
+(:mod:`supermesh.verify.files` for topologies, :mod:`supermesh.verify.trees.file`,
+:mod:`supermesh.verify.schedule.file`) return a :class:`FileReport`; a field of the wrong shape is
+an :class:`~supermesh.errors.InputFileError` (:func:`require`), and the topology a tree or schedule
+file names is found and built by :func:`topology_for`, with a guard against specs that would never
+finish.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from supermesh.errors import InputFileError
+from supermesh.topologies.spec import build, parse_spec
+from supermesh.verify.findings import Finding
+
+__all__ = [
+    "MAX_CHIPLETS",
+    "FileReport",
+    "expected_compute",
+    "is_int",
+    "is_num",
+    "require",
+    "topology_for",
+]
+
+MAX_CHIPLETS = 100_000
+"""Largest topology a tree file may name (a guard against specs that would never finish)."""
+
+
+@dataclass(frozen=True)
+class FileReport:
+    """What :func:`~supermesh.verify.files.check_file` found.
+
+    Attributes
+    ----------
+    source : str
+        The file (or a label for an in-memory document).
+    kind : {"topology", "trees", "schedule"}
+    summary : str
+        One line describing what was checked.
+    findings : tuple of Finding
+    extra : dict
+        Further JSON-ready results (``"deadlock"``: the deadlock report of a schedule).
+    """
+
+    source: str
+    kind: str
+    summary: str
+    findings: tuple[Finding, ...]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """No finding of severity error."""
+        return not any(f.is_error for f in self.findings)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict: source, kind, summary, ok, error and warning counts, findings."""
+        n_err = sum(f.is_error for f in self.findings)
+        return {
+            "file": self.source,
+            "kind": self.kind,
+            "summary": self.summary,
+            "ok": self.ok,
+            "errors": n_err,
+            "warnings": len(self.findings) - n_err,
+            "findings": [f.to_json() for f in self.findings],
+            **self.extra,
+        }
+
+
+def is_int(x: Any) -> bool:
+    """An integer, and not a bool (JSON ``true`` is no node id)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def is_num(x: Any) -> bool:
+    """A number, and not a bool."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def require(cond: bool, source: str, msg: str) -> None:
+    """Raise :class:`~supermesh.errors.InputFileError` ``"{source}: {msg}"`` unless ``cond``."""
+    if not cond:
+        raise InputFileError(f"{source}: {msg}")
+
+
+def expected_compute(spec: str) -> int:
+    """The number of compute chiplets ``spec`` asks for, read from the spec without building it."""
+    if re.search(r"\d{7,}", spec):
+        raise InputFileError(f"topology {spec!r} is far too large; refusing to build it")
+    _, size, _, _ = parse_spec(spec)
+    return int(sum(size[0])) if len(size) == 1 else int(size[0]) * int(size[1])
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system is simply not a file
+        return False
+
+
+def topology_for(spec: str, base_dir: Path | None) -> Any:
+    """The topology a tree or schedule file names: a spec, or the path of a topology file.
+
+    Parameters
+    ----------
+    spec : str
+        The file's ``topology`` field.
+    base_dir : Path, optional
+        Directory of the file naming it: a relative topology path not found as given is looked
+        up there.
+
+    Returns
+    -------
+    networkx.MultiDiGraph
+
+    Raises
+    ------
+    InputFileError
+        If ``spec`` is neither a spec nor an existing topology file, or asks for more than
+        :data:`MAX_CHIPLETS` chiplets; :class:`~supermesh.errors.SupermeshError` if it does not
+        build.
+    """
+    path = Path(spec)
+    if spec.endswith(".json") or _is_file(path):
+        if not path.is_absolute() and not _is_file(path) and base_dir is not None:
+            path = base_dir / path
+        return build(path)
+    if len(spec) > 200 or ":" not in spec:
+        raise InputFileError(
+            f"topology {spec[:60]!r} is neither a spec nor an existing topology file",
+            hint="name a spec such as smbi:4x4 or the path of a topology JSON file",
+        )
+    if expected_compute(spec) > MAX_CHIPLETS:
+        raise InputFileError(
+            f"topology {spec!r} has more than {MAX_CHIPLETS} chiplets; refusing to build it"
+        )
+    return build(spec)
