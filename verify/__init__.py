@@ -30,48 +30,20 @@ Examples
 """
 
 from supermesh._lazy import lazy_exports
+from supermesh.verify import deadlock, schedule, trees
 
-# public name -> module defining it (imported on first use)
+# public name -> module defining it (imported on first use): what verify's own modules define,
+# then every name the rooms list (each room's map is the one place its names are written)
 _EXPORTS: dict[str, str] = {
-    # any file the tool writes
     "check_document": "supermesh.verify.files",
     "check_file": "supermesh.verify.files",
     "FileReport": "supermesh.verify.documents",
     "Finding": "supermesh.verify.findings",
     "errors": "supermesh.verify.findings",
     "format_finding": "supermesh.verify.findings",
-    # trees, certificates, weighted rates
-    "check_tree": "supermesh.verify.trees.arborescence",
-    "span_nodes": "supermesh.verify.trees.arborescence",
-    "check_disjoint": "supermesh.verify.trees.packing",
-    "check_packing": "supermesh.verify.trees.packing",
-    "check_rates": "supermesh.verify.trees.packing",
-    "check_certificate": "supermesh.verify.trees.certificates",
-    "check_edmonds_certificate": "supermesh.verify.trees.certificates",
-    "check_frank_certificate": "supermesh.verify.trees.certificates",
-    "crossing_arcs": "supermesh.verify.trees.certificates",
-    "check_height_claim": "supermesh.verify.trees.heights",
-    "eccentricity": "supermesh.verify.trees.heights",
-    "RateReport": "supermesh.verify.trees.rates",
-    "check_weighted_packing": "supermesh.verify.trees.rates",
-    "is_weighted_packing": "supermesh.verify.trees.rates",
-    "rate_report": "supermesh.verify.trees.rates",
-    # schedule tables
-    "check_schedule": "supermesh.verify.schedule.tables",
-    # deadlock freedom
-    "DeadlockReport": "supermesh.verify.deadlock.analysis",
-    "check_deadlock": "supermesh.verify.deadlock.analysis",
-    "dependency_graph": "supermesh.verify.deadlock.graphs",
-    "fifo_model": "supermesh.verify.deadlock.graphs",
-    "fifo_orders": "supermesh.verify.deadlock.graphs",
-    "wait_for_graph": "supermesh.verify.deadlock.graphs",
-    "FifoModel": "supermesh.verify.deadlock.fifo",
-    "Transfer": "supermesh.verify.deadlock.fifo",
-    "table_model": "supermesh.verify.deadlock.fifo",
-    "TreeSchedule": "supermesh.verify.deadlock.tree_schedule",
-    "transfers": "supermesh.verify.deadlock.tree_schedule",
-    "tree_model": "supermesh.verify.deadlock.tree_schedule",
 }
+for _room in (trees, schedule, deadlock):
+    _EXPORTS |= {name: _room._EXPORTS[name] for name in _room.__all__}
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
