@@ -38,6 +38,11 @@ modified BookSim2 network, the MICRO 2025 artifact of the SuperMesh paper):
 The ``paper`` preset is what the paper's text states: 25 GB/s links and 20 ns per hop, with no
 event-loop delays; it reports seconds.
 
+Link costs: ``link_pipelined`` says how an arc's relative ``latency`` enters its transfer time
+(:mod:`supermesh.sim.program`). ``booksim`` False: the modified BookSim channel is not pipelined,
+so a link ``l`` times longer holds every flit ``l`` times longer (``flit_time * l``).
+``paper`` True: the wire latency is paid once per hop (``hop_latency * l``).
+
 Energy: ``link_energy_pj_per_bit`` 1.75 pJ per bit per hop (the paper's DSENT figure for a
 die-to-die link) and ``router_static_watts`` 0.58 W per router (the leakage DSENT reports per router
 in the reference runs: 9.28 W for 16 routers, 37.1 W for 64).
@@ -81,6 +86,8 @@ class SimParams:
         Phase start times, the AllReduce barrier and the end-of-run drain.
     cut_through : bool
         Pipeline per packet instead of per chunk (a node forwards each packet as soon as it has it).
+    link_pipelined : bool
+        How an arc's ``latency`` enters its transfer time (see the module docstring).
     link_energy_pj_per_bit, router_static_watts : float
         Energy model.
 
@@ -109,6 +116,7 @@ class SimParams:
     barrier_delay: float = 1.0
     drain: float = 19.0
     cut_through: bool = False
+    link_pipelined: bool = False
     link_energy_pj_per_bit: float = 1.75
     router_static_watts: float = 0.58
 
@@ -179,6 +187,7 @@ PRESETS: dict[str, SimParams] = {
         forward_start=0.0,
         barrier_delay=0.0,
         drain=0.0,
+        link_pipelined=True,
     ),
 }
 

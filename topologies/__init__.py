@@ -4,6 +4,7 @@ A topology is a ``networkx.MultiDiGraph`` with the attributes documented in
 :mod:`supermesh.topologies.model`.
 """
 
+from supermesh.topologies.costs import set_link_costs
 from supermesh.topologies.grid import (
     SIDES,
     mesh,
@@ -72,6 +73,7 @@ __all__ = [
     "partial_smbi",
     "perimeter_sides",
     "read_topology",
+    "set_link_costs",
     "smalter",
     "smbi",
     "smuni",

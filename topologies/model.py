@@ -21,8 +21,18 @@ Node attributes
                   half-chiplet x units in ``col``
 
 Arc attributes
-    ``bandwidth`` relative bandwidth (1.0 = one base die-to-die link)
-    ``latency``   relative per-hop latency (1.0 = one base link)
+    ``bandwidth`` relative bandwidth (1.0 = one base die-to-die link, the simulator preset's
+                  link); must be positive. A transfer's serialisation time is divided by it.
+    ``latency``   relative per-hop wire latency (1.0 = one base link); non-negative. How it
+                  enters a transfer's time depends on the preset's link model
+                  (:mod:`supermesh.sim.program`): ``booksim`` (the reference's channel is not
+                  pipelined, so a flit holds a link of latency ``l`` for ``l`` x 20 cycles)
+                  multiplies the serialisation by it; ``paper`` (25 GB/s, 20 ns per hop) adds
+                  ``l`` x 20 ns once per hop. The interposer families set it from their wire
+                  lengths (:mod:`supermesh.topologies.interposer`); every family takes
+                  ``bandwidth=``, ``latency=`` and per-class ``added-latency=``-style spec
+                  options (:mod:`supermesh.topologies.costs`), and topology JSON files carry both
+                  per arc. Unit values everywhere time exactly as a network without costs.
     ``cls``       ``"mesh"`` (base network), ``"added"`` (links the design adds), ``"memory"``
                   (links to memory chiplets) or ``"other"``
 

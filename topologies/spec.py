@@ -8,6 +8,8 @@ Grammar::
 
 Examples: ``smbi:8x8``, ``smalter:5x5``, ``smalter:5x5,corners=4``, ``partial-smalter:6x6,io=east``,
 ``smuni:4x4,dir=ccw``, ``hexamesh:r2``, ``hexamesh:3-4-3``, ``mesh:4x4,memory=south+north``.
+Every family also takes the link-cost options of :mod:`supermesh.topologies.costs`
+(``latency=2``, ``added-latency=2``, ``mesh-bandwidth=0.5``, ...).
 """
 
 from __future__ import annotations
@@ -324,10 +326,13 @@ def build(spec: str | Path) -> nx.MultiDiGraph:
         from supermesh.topologies.io import read_topology
 
         return read_topology(text)
+    from supermesh.topologies.costs import set_link_costs, split_cost_options
+
+    text, costs = split_cost_options(text)
     family, size, options, memory = parse_spec(text)
     G = family.build(*size, **options)
     if memory:
         from supermesh.topologies.memory import attach_memory
 
         G = attach_memory(G, memory)
-    return G
+    return set_link_costs(G, costs)
