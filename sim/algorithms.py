@@ -25,6 +25,10 @@ throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllG
            collective run that way (:func:`supermesh.trees.bounds.throughput.throughput_bound`:
            for AllReduce ``1 / (1 / rho_RS + 1 / rho_AG)``, not the rank connectivity the other
            algorithms are held to)
+tacos      TACOS (Won et al., MICRO 2024): greedy link-chunk matching over a time-expanded
+           network, AllGather as synthesised, ReduceScatter as its time reversal, AllReduce both
+           in turn (:mod:`supermesh.sim.baselines.tacos`, chunk counts by size and the period
+           repeated: :mod:`supermesh.sim.baselines.tacos_program`)
 ring, bidir-ring, direct, multitree   see :mod:`supermesh.sim.baselines.dispatch`
 ========== ==================================================================================
 
@@ -53,6 +57,7 @@ from supermesh.trees.model import TreePacking, TreeSet
 
 __all__ = [
     "ALGORITHMS",
+    "TACOS",
     "THROUGHPUT",
     "TREE_ALGORITHMS",
     "default_algorithm",
@@ -64,7 +69,8 @@ __all__ = [
 
 TREE_ALGORITHMS = ("pipeline", "tto", "paper")
 THROUGHPUT = "throughput"
-ALGORITHMS = (*TREE_ALGORITHMS, THROUGHPUT, *BASELINES)
+TACOS = "tacos"
+ALGORITHMS = (*TREE_ALGORITHMS, THROUGHPUT, TACOS, *BASELINES)
 
 
 def is_weighted(G: nx.MultiDiGraph, trees: TreePacking | list[TreeSet] | None) -> bool:
@@ -292,6 +298,10 @@ def run_algorithm(
         )
         if bound is True:
             bound = throughput_bound_for(G, collective)
+    elif algorithm == TACOS:
+        from supermesh.sim.baselines.tacos_program import tacos_program
+
+        program = tacos_program(G, collective, nbytes, params, cache=cache)
     elif algorithm in BASELINES:
         program = baseline_program(G, algorithm, collective, nbytes, params)
     else:
