@@ -74,11 +74,12 @@ def _summary(schedule: Schedule, fmt: str, output: str) -> Table:
 @click.option(
     "-a",
     "--algorithm",
-    type=click.Choice(COLLECTIVE_ALGORITHMS),
+    type=click.Choice((*COLLECTIVE_ALGORITHMS, "tacos")),
     default="pipeline",
     show_default=True,
     help="Computed trees: pipeline, paper, tto (AllReduce) or throughput (RS/AG/AR: several "
-    "weighted trees per chiplet, all at once; trees per chiplet chosen for --size).",
+    "weighted trees per chiplet, all at once; trees per chiplet chosen for --size); tacos "
+    "(RS/AG/AR: TACOS's synthesised trees, one per chunk, in its own per-link order).",
 )
 @click.option("--roots", help="corners, sides, ids like 0,3,12,15; RS/AG: sets split by ';'.")
 @click.option("--size", help="Data size, e.g. 4MiB (sets the chunks per tree).")
@@ -128,13 +129,22 @@ def schedule(
     fmt = format_for(output, fmt, EXTENSIONS) if output else (fmt or "json")
     nbytes = parse_size(size) if size else None
     G = load_spec(spec)
-    if tree_files:
-        packings: Any = [
-            TreePacking.from_json(read_json_file(f), source=str(f)) for f in tree_files
-        ]
+    if algorithm == "tacos":
+        from supermesh.sim.baselines.tacos_table import tacos_table
+
+        if roots:
+            raise SpecError("TACOS roots a tree at every chiplet", hint="drop --roots")
+        sched = tacos_table(G, collective, nbytes=nbytes, chunks=chunks)
     else:
-        packings = collective_trees(G, collective, algorithm=algorithm, roots=roots, nbytes=nbytes)
-    sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=nbytes)
+        if tree_files:
+            packings: Any = [
+                TreePacking.from_json(read_json_file(f), source=str(f)) for f in tree_files
+            ]
+        else:
+            packings = collective_trees(
+                G, collective, algorithm=algorithm, roots=roots, nbytes=nbytes
+            )
+        sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=nbytes)
     msccl: dict[str, Any] = {"chunks_per_loop": chunks_per_loop}
     if fmt == "msccl":
         from supermesh.export.msccl import MscclLimits
