@@ -40,7 +40,7 @@ import heapq
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import networkx as nx
 
@@ -53,11 +53,11 @@ __all__ = ["FORMAT", "TacosSchedule", "Transfer", "synthesize_allgather"]
 FORMAT = "supermesh-tacos"
 
 
-@dataclass(frozen=True)
-class Transfer:
+class Transfer(NamedTuple):
     """One chunk over one arc: chunk ``chunk`` (the index of its tree) from ``src`` to ``dst``.
 
     ``start`` and ``finish`` are in the time unit of the link times given to the synthesiser.
+    (A named tuple: a synthesis makes tens of thousands of them.)
     """
 
     chunk: int
@@ -190,30 +190,6 @@ class TacosSchedule:
             raise InputFileError(f"{source} is malformed: {exc}") from None
 
 
-class _Candidates:
-    """A set with O(1) add, discard and uniform random choice (list plus positions)."""
-
-    __slots__ = ("items", "where")
-
-    def __init__(self) -> None:
-        self.items: list[int] = []
-        self.where: dict[int, int] = {}
-
-    def add(self, x: int) -> None:
-        if x not in self.where:
-            self.where[x] = len(self.items)
-            self.items.append(x)
-
-    def discard(self, x: int) -> None:
-        i = self.where.pop(x, None)
-        if i is None:
-            return
-        last = self.items.pop()
-        if i < len(self.items):
-            self.items[i] = last
-            self.where[last] = i
-
-
 def synthesize_allgather(
     G: nx.MultiDiGraph,
     chunks_per_rank: int = 1,
@@ -284,10 +260,14 @@ def synthesize_allgather(
     is_rank = [False] * len(index)
     for r in ranks:
         is_rank[index[r]] = True
-    # pending[v]: chunks v holds or is being sent; holds[v]: chunks usable at v
+    # pending[v]: chunks v holds or is being sent to it. Each link's candidates (chunks usable
+    # at its source that its destination lacks) are a list with positions, for O(1) add,
+    # removal and uniform choice.
     pending: list[set[int]] = [set() for _ in index]
-    cand = [_Candidates() for _ in arcs]
+    items: list[list[int]] = [[] for _ in arcs]
+    where: list[dict[int, int]] = [{} for _ in arcs]
     rng = random.Random(seed)
+    draw = rng.random
     missing = len(ranks) * (n_chunks - k)
     events: list[tuple[float, int, int, int]] = []  # (time, kind 0 avail / 1 free, x, y)
     for ri, r in enumerate(ranks):
@@ -298,38 +278,45 @@ def synthesize_allgather(
     for i in range(len(arcs)):
         events.append((0.0, 1, i, 0))
     heapq.heapify(events)
+    push, pop = heapq.heappush, heapq.heappop
     chosen: list[tuple[int, int, float, float]] = []  # (chunk, arc, start, finish)
     while events and missing:
         now = events[0][0]
         active: set[int] = set()
         while events and events[0][0] == now:
-            _, kind, x, y = heapq.heappop(events)
+            _, kind, x, y = pop(events)
             if kind == 0:  # chunk y usable at node x
                 for i in out_links[x]:
-                    if y not in pending[dst[i]]:
-                        cand[i].add(y)
+                    if y not in pending[dst[i]] and y not in where[i]:
+                        where[i][y] = len(items[i])
+                        items[i].append(y)
                         if idle[i]:
                             active.add(i)
             else:  # link x free
                 idle[x] = True
-                if cand[x].items:
+                if items[x]:
                     active.add(x)
         order = sorted(active)
         rng.shuffle(order)
         for i in order:
-            items = cand[i].items
-            if not items:
+            mine = items[i]
+            if not mine:
                 continue
-            c = items[rng.randrange(len(items))]
+            c = mine[int(draw() * len(mine))]
             v = dst[i]
             pending[v].add(c)
-            for j in in_links[v]:
-                cand[j].discard(c)
+            for j in in_links[v]:  # no other link into v may take c now
+                pos = where[j].pop(c, None)
+                if pos is not None:
+                    last = items[j].pop()
+                    if pos < len(items[j]):
+                        items[j][pos] = last
+                        where[j][last] = pos
             idle[i] = False
             finish = now + times[i]
             chosen.append((c, i, now, finish))
-            heapq.heappush(events, (finish + release, 1, i, 0))
-            heapq.heappush(events, (finish + ready_delay, 0, v, c))
+            push(events, (finish + release, 1, i, 0))
+            push(events, (finish + ready_delay, 0, v, c))
             if is_rank[v]:
                 missing -= 1
     if missing:
