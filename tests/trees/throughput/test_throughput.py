@@ -24,6 +24,7 @@ from supermesh.sim.collectives import tree_program
 from supermesh.sim.packing import packing_program, simulate_packing
 from supermesh.testing.strategies import topology_specs
 from supermesh.topologies import build, compute_nodes
+from supermesh.topologies.symmetry import grid_automorphisms
 from supermesh.trees.bounds.throughput import throughput_bound
 from supermesh.trees.throughput.exact import height_upper_bound
 from supermesh.trees.throughput.lp import column_generation
@@ -31,7 +32,6 @@ from supermesh.trees.throughput.model import Network, Progress
 from supermesh.trees.throughput.pack import pack_throughput
 from supermesh.trees.throughput.pricing import Pricing, bfs_labels, exact_price, label_search
 from supermesh.trees.throughput.rates import choose_parts, packing_rate, rate_view
-from supermesh.trees.throughput.symmetry import grid_automorphisms
 from supermesh.verify import check_packing, check_rates, check_tree
 
 
