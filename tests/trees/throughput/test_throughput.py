@@ -135,6 +135,21 @@ def test_bound_equals_brute_force_over_every_node_set(spec):
     assert throughput_bound(G, "reducescatter").value == brute_force(G, leaving=True)
 
 
+@given(
+    st.sampled_from(["mesh:3x3", "smbi:3x3", "smalter:3x3", "torus:3x3", "mesh:2x4", "smbi:3x4"]),
+    st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from([0.5, 2.0, 3.0])), max_size=3),
+)
+def test_bound_with_symmetry_equals_brute_force_when_bandwidths_break_it(spec, changes):
+    # the bound checks one rank per orbit of the grid automorphisms; a bandwidth changed on
+    # some arcs breaks the symmetry, and the answer must still be the brute-force minimum
+    G = build(spec)
+    arcs = sorted(G.edges(keys=True))
+    for pick, bandwidth in changes:
+        G.edges[arcs[pick % len(arcs)]]["bandwidth"] = bandwidth
+    assert throughput_bound(G, "allgather").value == brute_force(G)
+    assert throughput_bound(G, "reducescatter").value == brute_force(G, leaving=True)
+
+
 # ---------------------------------------------------------------- weighted packings
 def check_weighted(G, p, direction="out"):
     """Spanning, heights, shares summing to 1, exact rate == bound, rate disjointness."""
