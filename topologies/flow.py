@@ -36,6 +36,8 @@ class FlowNetwork:
         Topology node id -> igraph vertex.
     bandwidths : list of tuple of float
         The ``bandwidth`` of each collapsed arc (default 1.0), per igraph edge.
+    pairs : list of tuple of int
+        The igraph edges as (source vertex, target vertex), in edge-id order.
     """
 
     graph: ig.Graph
@@ -43,11 +45,7 @@ class FlowNetwork:
     nodes: list[int]
     index: dict[int, int]
     bandwidths: list[tuple[float, ...]]
-
-    @property
-    def pairs(self) -> list[tuple[int, int]]:
-        """The igraph edges as (source vertex, target vertex), in edge-id order."""
-        return [(int(a), int(b)) for a, b in self.graph.get_edgelist()]
+    pairs: list[tuple[int, int]]
 
     def bandwidth(self) -> list[float]:
         """Total bandwidth of each igraph edge (its parallel arcs together)."""
@@ -98,5 +96,5 @@ def flow_network(G: nx.MultiDiGraph, *, reverse: bool = False) -> FlowNetwork:
 
     graph = ig.Graph(n=len(nodes), edges=pairs, directed=True)
     return FlowNetwork(
-        graph, [counts[p] for p in pairs], nodes, index, [tuple(bws[p]) for p in pairs]
+        graph, [counts[p] for p in pairs], nodes, index, [tuple(bws[p]) for p in pairs], pairs
     )

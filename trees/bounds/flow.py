@@ -82,7 +82,7 @@ def arc_net(G: nx.MultiDiGraph, *, reverse: bool = False) -> ArcNet:
     (4, 5)
     """
     fn = flow_network(G, reverse=reverse)
-    edges = fn.graph.get_edgelist()
+    edges = fn.pairs
     n = len(fn.nodes)
     ins: list[list[int]] = [[] for _ in range(n)]
     outs: list[list[int]] = [[] for _ in range(n)]
@@ -320,6 +320,11 @@ def rooted_failures(
     starts = [v for v in range(net.n) if supply[v] > 0]
     failures: list[Cut] = []
     for t in bfs_order(net, starts, targets):
+        # k paths straight from merged in-neighbours (part of the source) need no search
+        direct = supply[t] + sum(net.cap[a] for a in net.ins[t] if merged[net.tail[a]])
+        if direct >= k:
+            merged[t] = True
+            continue
         value, side, _, _ = flow_to(net, supply, t, k, merged)
         if value >= k:
             merged[t] = True
