@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -22,12 +23,10 @@ __all__ = ["FlowNetwork", "flow_network"]
 
 @dataclass(frozen=True)
 class FlowNetwork:
-    """A topology as an igraph digraph with integer capacities.
+    """A topology as a simple digraph with integer capacities (igraph built on first use).
 
     Attributes
     ----------
-    graph : igraph.Graph
-        Directed, simple (no parallel arcs); vertex ``i`` is topology node ``nodes[i]``.
     capacity : list of int
         Multiplicity of each igraph edge, in edge-id order.
     nodes : list of int
@@ -40,12 +39,22 @@ class FlowNetwork:
         The igraph edges as (source vertex, target vertex), in edge-id order.
     """
 
-    graph: ig.Graph
     capacity: list[int]
     nodes: list[int]
     index: dict[int, int]
     bandwidths: list[tuple[float, ...]]
     pairs: list[tuple[int, int]]
+
+    @cached_property
+    def graph(self) -> ig.Graph:
+        """igraph digraph: directed, simple; vertex ``i`` is topology node ``nodes[i]``.
+
+        Built on first use: importing igraph loads its plotting stack (about a second), which
+        the path-search flows of :mod:`supermesh.trees.bounds.flow` never need.
+        """
+        import igraph as ig
+
+        return ig.Graph(n=len(self.nodes), edges=self.pairs, directed=True)
 
     def bandwidth(self) -> list[float]:
         """Total bandwidth of each igraph edge (its parallel arcs together)."""
@@ -92,9 +101,6 @@ def flow_network(G: nx.MultiDiGraph, *, reverse: bool = False) -> FlowNetwork:
         counts[pair] += 1
         bws.setdefault(pair, []).append(float(bw))
     pairs = sorted(counts)
-    import igraph as ig
-
-    graph = ig.Graph(n=len(nodes), edges=pairs, directed=True)
     return FlowNetwork(
-        graph, [counts[p] for p in pairs], nodes, index, [tuple(bws[p]) for p in pairs], pairs
+        [counts[p] for p in pairs], nodes, index, [tuple(bws[p]) for p in pairs], pairs
     )
