@@ -167,7 +167,7 @@ def draw_energy(
         bottom += table[:, j]
     top = float(bottom.max())
     what, unit, _ = _QUANTITIES[quantity]
-    for xi, total in zip(x, bottom, strict=True):
+    for xi, total in enumerate(bottom.tolist()):
         text = f"{total:.2f}×" if baseline is not None else f"{total:,.4g} {unit}"
         ax.text(xi, total + 0.015 * top, text, ha="center", va="bottom", fontsize=7.5)
     if baseline is not None:
