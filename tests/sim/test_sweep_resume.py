@@ -71,6 +71,7 @@ def test_a_half_written_last_line_is_simulated_again(tmp_path):
 
 def test_a_sweep_on_a_dask_cluster_gives_the_serial_rows():
     from dask import distributed  # in the test extra
+
     params = get_preset("booksim")
     serial = run_sweep(CASES, params, time_limit=10)
     with distributed.LocalCluster(
