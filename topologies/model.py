@@ -19,6 +19,8 @@ Node attributes
     ``row``, ``col``  grid coordinates where the family has a grid (memory chiplets outside the
                   array have row -1 or ``rows`` / col -1 or ``cols``); brick-wall families use
                   half-chiplet x units in ``col``
+    ``label``     optional: the node's name in the file or networkx graph it was read from,
+                  when ids were renumbered (see :func:`supermesh.topologies.from_networkx`)
 
 Arc attributes
     ``bandwidth`` relative bandwidth (1.0 = one base die-to-die link)

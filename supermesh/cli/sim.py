@@ -5,7 +5,13 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.cli.common import (
+    SPEC_HELP,
+    emit_json,
+    input_format_option,
+    load_spec,
+    stdout_console,
+)
 from supermesh.errors import InputFileError, SpecError
 from supermesh.sim import COLLECTIVES, PRESETS, SimResult
 from supermesh.sim.algorithms import (
@@ -93,6 +99,7 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
+@input_format_option
 @click.option(
     "-c",
     "--collective",
