@@ -313,6 +313,14 @@ def run_sweep(
     -------
     list of dict
         One row per case, in the order of ``cases``, with the keys of :data:`ROW_FIELDS`.
+
+    Examples
+    --------
+    >>> from supermesh.sim.presets import get_preset
+    >>> from supermesh.sim.sweep import sweep_cases
+    >>> cases = sweep_cases(["smbi:4x4"], ["allreduce"], ["pipeline"], [4 << 20])
+    >>> [row["time"] for row in run_sweep(cases, get_preset("booksim"), time_limit=10)]
+    [187859.5]
     """
     cases = list(cases)
     cache = {} if cache is None else cache

@@ -384,5 +384,16 @@ def write_text_atomic(path: str | Path, text: str) -> None:
 def write_topology(
     G: nx.MultiDiGraph, path: str | Path, *, metrics: dict[str, Any] | None = None
 ) -> None:
-    """Write a topology as JSON (atomically; see :func:`write_text_atomic`)."""
+    """Write a topology as JSON (atomically; see :func:`write_text_atomic`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from supermesh.topologies import build, read_topology
+    >>> path = Path(tempfile.mkdtemp()) / "smbi.json"
+    >>> write_topology(build("smbi:4x4"), path)
+    >>> read_topology(path).number_of_edges()
+    72
+    """
     write_text_atomic(path, json.dumps(to_json(G, metrics=metrics), indent=1) + "\n")
