@@ -122,6 +122,13 @@ def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.Multi
     InputFileError
         If a required field is missing, a kind or class is unknown, an arc names a missing node,
         or an arc key is repeated.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> G = build("smalter:4x4")
+    >>> to_json(from_json(to_json(G))) == to_json(G)
+    True
     """
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise InputFileError(
