@@ -21,6 +21,7 @@ from typing import Any
 from supermesh.errors import SupermeshError
 from supermesh.sim.algorithms import TREE_ALGORITHMS, run_algorithm, tree_sets_for
 from supermesh.sim.collectives import check_collective
+from supermesh.sim.energy.breakdown import COMPONENTS
 from supermesh.sim.presets import SimParams
 from supermesh.topologies import build, compute_nodes
 
@@ -40,6 +41,11 @@ ROW_FIELDS = (
     "ratio_to_bound",
     "max_link_utilization",
     "energy_joules",
+    "router_static_joules",
+    "router_dynamic_joules",
+    "link_static_joules",
+    "link_dynamic_joules",
+    "flits",
     "error",
 )
 
@@ -252,6 +258,8 @@ def _simulate(
                 ratio_to_bound=r.ratio_to_bound,
                 max_link_utilization=r.max_link_utilization,
                 energy_joules=r.energy.total,
+                **{f"{c}_joules": r.energy.component(c) for c in COMPONENTS},
+                flits=r.activity.flits,
             )
         except SupermeshError as exc:
             row["error"] = str(exc)
