@@ -15,9 +15,9 @@
 
 Examples
 --------
->>> from hypothesis import given, settings
+>>> from hypothesis import HealthCheck, given, settings
 >>> from supermesh.topologies import build
->>> @settings(max_examples=5)
+>>> @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ... @given(topology_specs(families=["smbi"], max_side=4))
 ... def test_builds(spec):
 ...     assert build(spec).number_of_nodes() >= 4
