@@ -1,4 +1,5 @@
 """AllReduce energy by component: SuperMesh against the mesh and the interposer topologies.
+========================================================================================
 
 The paper's Figures 14 and 15 from the simulator and the ``dsent`` energy model (fitted to the
 reference's DSENT runs): AllReduce of 512 MiB on 8x8 (``booksim`` preset). Left, Figure 14: the
@@ -33,6 +34,9 @@ OTHERS = [  # label, spec, schedules to try: the fastest one is drawn
     ("Kite-Medium", "kite-medium:8x8,conc=4", ("tacos", "multitree", "bidir-ring")),
     ("Double Butterfly", "double-butterfly:8x8,conc=4", ("tacos", "multitree", "bidir-ring")),
 ]
+
+# %%
+# Simulate each network on its fastest schedule and split its energy by component.
 
 params = get_preset("booksim")
 
@@ -73,4 +77,7 @@ fig.suptitle(
     fontsize=11,
 )
 
+# %%
+# The picture is saved next to the script (the README shows it), or into the folder that
+# ``SUPERMESH_GALLERY_DIR`` names.
 save_figure(fig, gallery_output(__file__), dpi=110)

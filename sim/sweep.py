@@ -392,10 +392,10 @@ def run_sweep(
     Examples
     --------
     >>> from supermesh.sim.presets import get_preset
-    >>> rows = run_sweep(sweep_cases(["mesh:3x3"], ["allreduce"], ["tto"], [1 << 20]),
-    ...                  get_preset("booksim"))
-    >>> [(r["topology"], r["bytes"], r["error"]) for r in rows]
-    [('mesh:3x3', 1048576, None)]
+    >>> from supermesh.sim.sweep import sweep_cases
+    >>> cases = sweep_cases(["smbi:4x4"], ["allreduce"], ["pipeline"], [4 << 20])
+    >>> [row["time"] for row in run_sweep(cases, get_preset("booksim"), time_limit=10)]
+    [187859.5]
     """
     cases = list(cases)
     if checkpoint is None:

@@ -7,7 +7,13 @@ from dataclasses import replace
 import click
 from rich.table import Table
 
-from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.cli.common import (
+    SPEC_HELP,
+    emit_json,
+    input_format_option,
+    load_spec,
+    stdout_console,
+)
 from supermesh.errors import InputFileError, SpecError
 from supermesh.sim import COLLECTIVES, PRESETS, SimResult
 from supermesh.sim.algorithms import (
@@ -103,6 +109,7 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
+@input_format_option
 @click.option(
     "-c",
     "--collective",
