@@ -51,6 +51,8 @@ _EXPORTS: dict[str, str] = {
     "run_algorithm": "supermesh.sim.algorithms",
     "tree_sets_for": "supermesh.sim.algorithms",
     "COLLECTIVES": "supermesh.sim.collectives",
+    "SIM_COLLECTIVES": "supermesh.sim.collectives",
+    "alltoall_bound": "supermesh.sim.multicommodity",
     "check_collective": "supermesh.sim.collectives",
     "tree_program": "supermesh.sim.collectives",
     "simulate_packing": "supermesh.sim.packing",

@@ -26,11 +26,12 @@ def direct_program(
     Parameters
     ----------
     G : networkx.MultiDiGraph
-    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce"}
+    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall"}
         Already normalised (:func:`~supermesh.sim.collectives.check_collective`).
     nbytes : int
         Size of the data vector ``M``: AllReduce, Broadcast and Reduce flows carry all of it,
-        ReduceScatter and AllGather flows ``M / n``.
+        ReduceScatter, AllGather and AllToAll flows ``M / n`` (AllToAll: ``M`` is each
+        chiplet's buffer, one block per destination).
     params : SimParams
     root : int or None
         Root of a broadcast or reduce (``None``: the lowest compute chiplet).
@@ -58,7 +59,8 @@ def direct_program(
     root = ranks[0] if root is None else root
     if collective == "allreduce":
         flows = [(u, v, nbytes) for u in ranks for v in ranks if u != v]
-    elif collective in ("reducescatter", "allgather"):
+    elif collective in ("reducescatter", "allgather", "alltoall"):
+        # an AllToAll block differs per destination, but the traffic is the AllGather's
         flows = [(u, v, -(-nbytes // n)) for u in ranks for v in ranks if u != v]
     elif collective == "broadcast":
         flows = [(root, v, nbytes) for v in ranks if v != root]
