@@ -14,8 +14,9 @@ from supermesh.sim.baselines.routes import grid_shape, route
 from supermesh.sim.presets import SimParams
 from supermesh.sim.program import PhaseBuilder, Program
 from supermesh.topologies.model import Arc, compute_nodes
+from supermesh.trees.schedule import Route, Schedule, route_schedule
 
-__all__ = ["direct_program"]
+__all__ = ["direct_alltoall_schedule", "direct_program"]
 
 
 def direct_program(
@@ -96,3 +97,40 @@ def direct_program(
         drain=params.drain,
         meta={"collective": collective, "bytes": int(nbytes), "flows": len(flows)},
     )
+
+
+def direct_alltoall_schedule(
+    G: nx.MultiDiGraph, *, nbytes: int | None = None, chunks: int | None = None
+) -> Schedule:
+    """The one-shot AllToAll as a schedule table: one dimension-order route per block.
+
+    Each link serves its hops in the order the program above runs them: first hops before
+    second hops, and so on (ties by route). See
+    :func:`~supermesh.trees.schedule.routes.route_schedule` for the table.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    nbytes : int, optional
+        Each chiplet's buffer (a block of ``nbytes / n`` per destination).
+    chunks : int, optional
+        Chunks per block (default from ``nbytes``, else 1).
+
+    Returns
+    -------
+    Schedule
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> t = direct_alltoall_schedule(build("mesh:3x3"), chunks=1)
+    >>> len(t.entries)  # the hops of the 72 routes: the sum of the distances
+    144
+    """
+    ranks = compute_nodes(G)
+    grid = grid_shape(G)
+    routes = []
+    for f, (u, v) in enumerate((u, v) for u in ranks for v in ranks if u != v):
+        path = tuple(route(G, u, v, salt=f, grid=grid))
+        routes.append(Route(u, v, path, tuple(range(len(path)))))
+    return route_schedule(G, routes, chunks=chunks, nbytes=nbytes)

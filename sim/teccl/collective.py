@@ -6,10 +6,12 @@
   so ReduceScatter reuses the AllGather solve.
 - AllToAll: one AllToAll solution.
 
-Chunks per source ``K`` (the loop body's size): by default ``min(C, DEFAULT_CHUNKS[...])``
-with ``C`` the simulator chunks per source (or per AllToAll block) of the size: more chunks per
-loop let the body balance the links better (the per-loop load approaches the cut bound) but
-make the models larger. Solutions are cached per topology, problem, direction, ``K``, method
+Chunks per source ``K`` (the loop body's size): by default the largest divisor of ``C`` up to
+``DEFAULT_CHUNKS[...]``, with ``C`` the simulator chunks per source (or per AllToAll block) of
+the size. More chunks per loop let the body balance the links better (the per-loop load
+approaches the cut bound) but make the models larger; a divisor of ``C`` gives every TE-CCL
+chunk the same number of simulator chunks, so the loop repeats exactly (an MSCCL export needs
+that). Solutions are cached per topology, problem, direction, ``K``, method
 and time limit.
 """
 
@@ -29,11 +31,28 @@ from supermesh.sim.teccl.model import TecclSolution
 from supermesh.sim.teccl.replay import replay_program
 from supermesh.sim.teccl.solve import solve_teccl
 
-__all__ = ["DEFAULT_CHUNKS", "TECCL_COLLECTIVES", "teccl_program", "teccl_solutions"]
+__all__ = [
+    "DEFAULT_CHUNKS",
+    "TECCL_COLLECTIVES",
+    "loop_chunks",
+    "teccl_program",
+    "teccl_solutions",
+]
 
 TECCL_COLLECTIVES = ("allgather", "reducescatter", "allreduce", "alltoall")
 DEFAULT_CHUNKS = {"allgather": 4, "alltoall": 2}
 """Largest default chunks per source (AllGather family) and per block (AllToAll)."""
+
+
+def loop_chunks(per_source: int, most: int) -> int:
+    """The largest divisor of ``per_source`` up to ``most`` (TE-CCL chunks per loop body).
+
+    Examples
+    --------
+    >>> loop_chunks(22, 4), loop_chunks(24, 4), loop_chunks(23, 4), loop_chunks(3, 4)
+    (2, 4, 1, 3)
+    """
+    return max(k for k in range(1, max(1, min(per_source, most)) + 1) if per_source % k == 0)
 
 
 def _symmetric(G: nx.MultiDiGraph) -> bool:
@@ -95,7 +114,7 @@ def teccl_solutions(
     problem = "alltoall" if collective == "alltoall" else "allgather"
     n = sum(1 for _, k in G.nodes(data="kind") if k == "compute")
     per_source = chunk_count(nbytes / max(n, 1), chunk_bytes)
-    k = chunks if chunks is not None else max(1, min(per_source, DEFAULT_CHUNKS[problem]))
+    k = chunks if chunks is not None else loop_chunks(per_source, DEFAULT_CHUNKS[problem])
     spec = G.graph.get("spec", id(G))
     memo: MutableMapping[Any, Any] = cache if cache is not None else {}
 
