@@ -37,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "teccl_program": "supermesh.sim.teccl.collective",
     "teccl_solutions": "supermesh.sim.teccl.collective",
     "replay_program": "supermesh.sim.teccl.replay",
+    "teccl_schedule": "supermesh.sim.teccl.tables",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

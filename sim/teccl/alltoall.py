@@ -109,7 +109,13 @@ def _build(
 
 
 def alltoall_milp(
-    net: Network, chunks: int, horizon: int, *, work: float, seconds: float
+    net: Network,
+    chunks: int,
+    horizon: int,
+    *,
+    work: float,
+    seconds: float,
+    hint: Sequence[Send] = (),
 ) -> tuple[CpsatAnswer, np.ndarray | None]:
     """Is there an AllToAll finishing within ``horizon`` epochs? CP-SAT on integer flows.
 
@@ -121,6 +127,8 @@ def alltoall_milp(
     horizon : int
     work, seconds : float
         CP-SAT's deterministic work budget and wall-clock limit.
+    hint : sequence of Send, optional
+        A schedule to start from (its flows; sends outside the model are ignored).
 
     Returns
     -------
@@ -142,6 +150,13 @@ def alltoall_milp(
         _build(net, chunks, horizon, keys, flow, lambda ub: model.new_int_var(0, ub, ""), model.add)
     except _Infeasible:
         return CpsatAnswer("infeasible", "INFEASIBLE", 0.0, 0.0, len(keys)), None
+    if hint:
+        arc_pos = {a: i for i, a in enumerate(net.arcs)}
+        counts: dict[Key, int] = defaultdict(int)
+        for s in hint:
+            counts[(s.chunk // chunks % net.size, arc_pos[s.arc], s.epoch)] += 1
+        for var, key in zip(flow, keys, strict=True):
+            model.add_hint(var, counts.get(key, 0))
     answer = solve_cpsat(model, work=work, seconds=seconds, size=len(keys))
     if answer.outcome != "feasible":
         return answer, None
