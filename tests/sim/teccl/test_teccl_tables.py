@@ -114,3 +114,22 @@ def test_msccl_teccl_tree_tables_compute_the_collective(collective):
     t = table("smbi:3x3", collective, 9 * 4 * CHUNK)
     algo = validate(msccl_xml(t))
     check_result(algo, execute(algo))
+
+
+def test_route_tables_round_trip_and_name_their_destinations():
+    from supermesh.errors import InputFileError
+    from supermesh.export.table import schedule_csv
+
+    G = build("mesh:2x2")
+    t = direct_alltoall_schedule(G, chunks=2)
+    doc = t.to_json()
+    assert Schedule.from_json(doc) == t
+    rows = schedule_csv(t).splitlines()
+    assert rows[0].endswith(",share,dest")
+    # the first route of chiplet 0 goes to chiplet 1 (ranks in order, itself skipped)
+    assert rows[1].split(",")[-1] == "1"
+    with pytest.raises(InputFileError, match="dests"):
+        Schedule.from_json({**doc, "collective": "allgather"})
+    no_dests = {k: v for k, v in doc.items() if k != "dests"}
+    with pytest.raises(InputFileError, match="dests"):
+        Schedule.from_json(no_dests)
