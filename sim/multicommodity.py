@@ -27,10 +27,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import networkx as nx
-import numpy as np
 from ortools.linear_solver import pywraplp
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import dijkstra
 
 from supermesh.errors import SolverError, TopologyError
 from supermesh.sim.bounds import ThroughputBound
@@ -66,24 +63,26 @@ def concurrent_flow_ratio(
     >>> concurrent_flow_ratio(G, dict.fromkeys(G.edges(keys=True), 1.0), [0, 1, 2, 3])
     0.5
     """
-    nodes = sorted(G.nodes)
-    index = {v: i for i, v in enumerate(nodes)}
-    best: dict[tuple[int, int], float] = {}
+    H = nx.DiGraph()
+    H.add_nodes_from(G.nodes)
     volume = 0.0
     for u, v, k, d in G.edges(keys=True, data=True):
         length = max(0.0, float(lengths.get((u, v, k), 0.0)))
         volume += float(d.get("bandwidth", 1.0)) * length
-        best[(u, v)] = min(best.get((u, v), np.inf), length)
-    rows = [index[u] for u, _ in best]
-    cols = [index[v] for _, v in best]
-    # csgraph treats an explicit 0 as "no arc": lift zero lengths to a negligible positive one
-    weights = [max(w, _TINY) for w in best.values()]
-    graph = csr_matrix((weights, (rows, cols)), shape=(len(nodes), len(nodes)))
-    pos = [index[r] for r in ranks]
-    dist = dijkstra(graph, directed=True, indices=pos)[:, pos]
-    total = float(dist.sum() - np.trace(dist))
-    if not np.isfinite(total):
-        raise TopologyError("some rank cannot reach another", hint="check the topology's links")
+        if not H.has_edge(u, v) or H[u][v]["w"] > length:
+            H.add_edge(u, v, w=length)
+    # exact shortest paths, zero lengths included (a lifted zero would lower the ratio and
+    # break the bound's direction)
+    total = 0.0
+    for s in ranks:
+        dist = nx.single_source_dijkstra_path_length(H, s, weight="w")
+        missing = [d for d in ranks if d not in dist]
+        if missing:
+            raise TopologyError(
+                f"rank {missing[0]} cannot be reached from rank {s}",
+                hint="check the topology's links",
+            )
+        total += sum(dist[d] for d in ranks if d != s)
     return volume / total if total > 0 else float("inf")
 
 

@@ -56,13 +56,18 @@ rate of :data:`supermesh.trees.cpsat.DTIME_PER_WORKER_SECOND`, so a cut search u
 seconds and stops at the same point on every run."""
 
 
+def _ceil(epochs: float) -> int:
+    """``ceil`` of a bound computed in floats, forgiving a relative rounding error of 1e-9."""
+    return math.ceil(epochs * (1 - 1e-9))
+
+
 def _bounds(G: nx.MultiDiGraph, net: Network, problem: str, chunks: int) -> tuple[int, str]:
     if problem == "allgather":
         from supermesh.sim.bounds import cut_bound
 
         best, why = net.gather_bound(chunks)
         rho = cut_bound(G, reverse=net.reversed)
-        cut = math.ceil(chunks * net.size / rho.value - 1e-6)
+        cut = _ceil(chunks * net.size / rho.value)
         if cut > best:
             best, why = (
                 cut,
@@ -73,7 +78,7 @@ def _bounds(G: nx.MultiDiGraph, net: Network, problem: str, chunks: int) -> tupl
 
     best, why = net.alltoall_bound(chunks)
     lam = alltoall_bound(G).certificate["lambda"]
-    flow = math.ceil(chunks / lam - 1e-6)
+    flow = _ceil(chunks / lam)
     if flow > best:
         best, why = flow, f"concurrent flow: {chunks} chunks per pair at {lam:.6g} per epoch"
     return best, why
