@@ -206,6 +206,24 @@ def _check(
             f"{family} needs a power-of-two number of {what} per column, got {grid_rows}",
             hint=f"e.g. {family}:{example}",
         )
+    if pow2_rows:
+        # rows are joined only through cross links r <-> r XOR stride: every stride R/2 .. 1
+        # must occur, and stride 1 first comes between columns R/2 - 1 and R/2
+        strides = {butterfly_stride(grid_rows, g) for g in range(grid_cols - 1)}
+        missing = [
+            s
+            for s in (grid_rows >> k for k in range(1, grid_rows.bit_length()))
+            if s not in strides
+        ]
+        if missing:
+            need = (grid_rows // 2 + 1) * (1 if conc == 1 else 2)
+            suffix = ",conc=4" if conc == 4 else ""
+            raise SpecError(
+                f"{family}:{rows}x{cols}{suffix} falls apart: no cross link joins rows "
+                f"{missing[-1]} apart, so the network has {2 ** len(missing)} separate parts",
+                hint=f"{family} with {rows} rows needs at least {need} columns, e.g. "
+                f"{family}:{rows}x{need}{suffix}",
+            )
 
 
 def folded_torus(rows: int, cols: int, *, conc: int = 1) -> nx.MultiDiGraph:

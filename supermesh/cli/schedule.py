@@ -21,7 +21,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from supermesh.cli.common import SPEC_HELP, load_spec, stdout_console
+from supermesh.cli.common import SPEC_HELP, input_format_option, load_spec, stdout_console
 from supermesh.errors import SpecError
 from supermesh.export.formats import format_for
 from supermesh.export.schedule import EXTENSIONS, FORMATS, schedule_text
@@ -65,6 +65,7 @@ def _summary(schedule: Schedule, fmt: str, output: str) -> Table:
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
+@input_format_option
 @click.option(
     "--collective", "-c", type=click.Choice(COLLECTIVES + ROUTE_COLLECTIVES), required=True
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -14,6 +15,7 @@ from supermesh.export.table import rows_csv
 from supermesh.sim import PRESETS
 from supermesh.sim.algorithms import ALGORITHMS
 from supermesh.sim.collectives import check_collective
+from supermesh.sim.energy import energy_model_from_text
 from supermesh.sim.presets import params_from_text
 from supermesh.sim.sweep import ROW_FIELDS, run_sweep, sweep_cases
 from supermesh.topologies.io import write_text_atomic
@@ -52,6 +54,13 @@ def _fmt(value: object, digits: int = 4) -> str:
 @click.option("-a", "--algorithms", default="pipeline", show_default=True, help="Comma list.")
 @click.option("--preset", type=click.Choice(tuple(PRESETS)), default="booksim", show_default=True)
 @click.option(
+    "--energy-model",
+    default="dsent",
+    show_default=True,
+    metavar="MODEL",
+    help="Energy model (dsent, paper-text), constants overridable: dsent,KEY=VALUE.",
+)
+@click.option(
     "--set", "overrides", multiple=True, metavar="NAME=VALUE", help="Override a parameter."
 )
 @click.option("--time-limit", default=60.0, show_default=True, help="CP-SAT seconds per tree set.")
@@ -64,6 +73,7 @@ def sweep(
     collectives: str,
     algorithms: str,
     preset: str,
+    energy_model: str,
     overrides: tuple[str, ...],
     time_limit: float,
     csv_path: str | None,
@@ -71,6 +81,7 @@ def sweep(
 ) -> None:
     """Simulate every combination of topologies SPECS, sizes, algorithms and collectives."""
     params = params_from_text(preset, overrides)
+    params = replace(params, energy_model=energy_model_from_text(energy_model).name)
     colls = [check_collective(c) for c in collectives.split(",") if c.strip()]
     algs = _names(algorithms, ALGORITHMS, "algorithm")
     totals = [] if per_chiplet else parse_size_list(sizes)
@@ -96,13 +107,13 @@ def sweep(
     if csv_path:
         write_text_atomic(csv_path, rows_csv(rows, ROW_FIELDS))
     if as_json:
-        emit_json({"preset": params.name, "rows": rows})
+        emit_json({"preset": params.name, "energy_model": params.energy_model, "rows": rows})
         return
     if csv_path:
         click.echo(f"wrote {len(rows)} rows to {csv_path}")
         return
     unit = "s" if params.report == "seconds" else "cycles"
-    table = Table(title=f"sweep ({params.name} preset)")
+    table = Table(title=f"sweep ({params.name} preset, {params.energy_model} energy)")
     for name in (
         "topology",
         "collective",
