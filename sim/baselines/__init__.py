@@ -44,6 +44,7 @@ _EXPORTS: dict[str, str] = {
     "grid_cycle_but_corner": "supermesh.sim.baselines.routes",
     "ring_program": "supermesh.sim.baselines.ring",
     "direct_program": "supermesh.sim.baselines.direct",
+    "direct_alltoall_schedule": "supermesh.sim.baselines.direct",
     "multitree_program": "supermesh.sim.baselines.multitree",
     "multitree_trees": "supermesh.sim.baselines.multitree",
     "TacosSchedule": "supermesh.sim.baselines.tacos",

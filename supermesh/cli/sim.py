@@ -15,7 +15,7 @@ from supermesh.cli.common import (
     stdout_console,
 )
 from supermesh.errors import InputFileError, SpecError
-from supermesh.sim import COLLECTIVES, PRESETS, SimResult
+from supermesh.sim import PRESETS, SIM_COLLECTIVES, SimResult
 from supermesh.sim.algorithms import (
     ALGORITHMS,
     THROUGHPUT,
@@ -103,6 +103,15 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
             rows.append(("trees at once / height", f"{meta['trees']} / {max(meta['heights'])} max"))
         else:
             rows.append(("tree sets / heights", f"{meta['sets']} / {max(meta['heights'])} max"))
+    for phase, t in meta.get("teccl", {}).items():
+        stopped = ", time limit" if t.get("stopped") else ""
+        rows.append(
+            (
+                f"TE-CCL {phase} loop body",
+                f"{t['chunks_per_source']} chunk(s)/source, {t['epochs']} epochs, {t['status']} "
+                f"(lower bound {t['lower_bound']}, {t['method']}{stopped})",
+            )
+        )
     rows.append(("transfers", f"{meta.get('transfers', 0):,}"))
     return rows
 
@@ -113,7 +122,7 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
 @click.option(
     "-c",
     "--collective",
-    type=click.Choice(COLLECTIVES),
+    type=click.Choice(SIM_COLLECTIVES),
     default="allreduce",
     show_default=True,
     help="Which collective.",
