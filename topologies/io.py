@@ -16,16 +16,16 @@ identical to the one written (same nodes, arcs, keys and attributes).
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import InputFileError, SupermeshError
+from supermesh.errors import InputFileError
 from supermesh.topologies.model import ARC_CLASSES, NODE_KINDS, arcs, new_topology
 
 __all__ = [
@@ -34,7 +34,6 @@ __all__ = [
     "read_json_file",
     "read_topology",
     "to_json",
-    "write_text_atomic",
     "write_topology",
 ]
 
@@ -152,19 +151,27 @@ def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.Multi
         u, v, k = (_field(ad, f, where) for f in ("src", "dst", "key"))
         cls = ad.get("cls", "mesh")
         if u not in G or v not in G:
-            raise InputFileError(f"{where} ({u}->{v}) names a node that does not exist")
+            raise InputFileError(
+                f"{where} ({u}->{v}) names a node that does not exist",
+                hint="every arc's src and dst must be ids listed under nodes",
+            )
         if not isinstance(k, int) or G.has_edge(u, v, k):
             raise InputFileError(f"{where} ({u}->{v}) has a bad or repeated key {k!r}")
         if cls not in ARC_CLASSES:
             raise InputFileError(f"{where} has unknown cls {cls!r}", hint=f"use {ARC_CLASSES}")
-        G.add_edge(
-            u,
-            v,
-            key=k,
-            cls=cls,
-            bandwidth=_number(ad.get("bandwidth", 1.0), where),
-            latency=_number(ad.get("latency", 1.0), where),
-        )
+        bandwidth = _number(ad.get("bandwidth", 1.0), where)
+        latency = _number(ad.get("latency", 1.0), where)
+        if not (math.isfinite(bandwidth) and bandwidth > 0):  # NaN or <= 0 would fake cut bounds
+            raise InputFileError(
+                f"{where} ({u}->{v}) has bandwidth {bandwidth!r}; it must be a positive number",
+                hint="1.0 is one link's bandwidth; remove the arc instead of zeroing it",
+            )
+        if not (math.isfinite(latency) and latency >= 0):
+            raise InputFileError(
+                f"{where} ({u}->{v}) has latency {latency!r}; it must be at least 0",
+                hint="latency is in hops of the preset's per-hop latency (1.0 = one hop)",
+            )
+        G.add_edge(u, v, key=k, cls=cls, bandwidth=bandwidth, latency=latency)
     if not G.graph["spec"]:
         G.graph["spec"] = source
     return G
@@ -237,8 +244,7 @@ def read_json_file(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
 
     Examples
     --------
-    >>> import tempfile
-    >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+    >>>     >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
     ...     _ = f.write('{"a": 1, "a": 2}')
     >>> read_json_file(f.name)
     Traceback (most recent call last):
@@ -317,28 +323,10 @@ def read_topology(path: str | Path) -> nx.MultiDiGraph:
     return from_json(read_json_file(path), source=str(path))
 
 
-def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename.
-
-    An interrupted or failed write never leaves a partial file and never clobbers an existing one.
-    """
-    target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    except OSError as exc:
-        raise SupermeshError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_topology(
     G: nx.MultiDiGraph, path: str | Path, *, metrics: dict[str, Any] | None = None
 ) -> None:
-    """Write a topology as JSON (atomically; see :func:`write_text_atomic`)."""
+    """Write a topology as JSON (see :func:`supermesh.topologies.output.write_files`)."""
+    from supermesh.topologies.output import write_text_atomic
+
     write_text_atomic(path, json.dumps(to_json(G, metrics=metrics), indent=1) + "\n")

@@ -16,18 +16,35 @@ import networkx as nx
 from rich.table import Table
 
 from supermesh.cli import EXIT_FINDINGS
-from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.cli.common import (
+    SPEC_HELP,
+    emit_json,
+    figure_data,
+    load_spec,
+    status,
+    stdout_console,
+    write_outputs,
+)
+from supermesh.cli.options import (
+    ROOTS_HELP,
+    Integer,
+    OutputPath,
+    Real,
+    check_roots,
+    given,
+    json_option,
+    output_option,
+    quiet_option,
+    refuse_unused,
+    time_limit_option,
+)
 from supermesh.errors import SpecError
-from supermesh.topologies.io import write_text_atomic
 from supermesh.trees.bounds.explain import packing_proof
 from supermesh.trees.model import TreePacking
 from supermesh.trees.packing.methods import METHODS, pack_by_method
 
 _METHODS = (*METHODS, "paper")
-_ROOTS_HELP = (
-    "corners (clockwise from the top-left; default), sides (the chiplet N//2 along each side, "
-    "clockwise from the north) or node ids like 0,3,3,12 (repeats allowed). Not with --method tto."
-)
+_ROOTS_HERE = " Here: one set [default: corners]; not with --method tto."
 _METHOD_HELP = (
     "cpsat: height-optimal (CP-SAT, proven or with the gap); construct: fast constructions, no "
     "solver; tto: TTO's 3 corner trees on a mesh (bottom-left corner relays only); algorithm1: "
@@ -93,25 +110,24 @@ def run_root_sets(
             f"--method {method} does not make root sets",
             hint="use --method cpsat (searched partition) or --method paper (the paper's rule)",
         )
-    if time_limit <= 0:
-        raise SpecError(
-            f"--time-limit {time_limit:g} must be positive", hint="e.g. --time-limit 10"
-        )
     G = load_spec(spec)
     choice = "paper" if method == "paper" else "optimise"
     return G, root_sets(G, k=k, method=choice, time_limit=time_limit, direction=direction)
 
 
+MAX_PARTS = 1024
+
+
 def _parts(text: str | None) -> int | str | None:
-    if text is None or text == "auto":
-        return text
+    if text is None or text.strip().lower() == "auto":
+        return None if text is None else "auto"
     try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise SpecError(f"--parts {text!r} is not a positive integer or 'auto'", hint="e.g. 4")
-    return value
+        return Integer(1, MAX_PARTS).convert(text.strip(), None, None)
+    except SpecError:
+        raise SpecError(
+            f"--parts {text[:40]!r} is not a whole number from 1 to {MAX_PARTS} or 'auto'",
+            hint="e.g. --parts 4 or --parts auto",
+        ) from None
 
 
 def run_throughput(
@@ -122,7 +138,7 @@ def run_throughput(
     max_height: int | None,
     min_rate: float,
     root_slack: int | None,
-    time_limit: float | None,
+    time_limit: float,
 ) -> tuple[nx.MultiDiGraph, TreePacking]:
     """``--throughput``: check the options, then call ``pack_throughput``."""
     from supermesh.trees.throughput.pack import pack_throughput
@@ -130,19 +146,17 @@ def run_throughput(
     collective = collective or ("reducescatter" if direction == "in" else "allgather")
     if collective == "allgather" and direction == "in":
         raise SpecError("AllGather uses out-trees", hint="drop --direction in")
-    if time_limit is not None and time_limit <= 0:
-        raise SpecError(f"--time-limit {time_limit:g} must be positive", hint="e.g. 60")
-    limit = 60.0 if time_limit is None else time_limit
+    parts = _parts(parts_text)
     G = load_spec(spec)
     return G, pack_throughput(
         G,
         direction="in" if collective == "reducescatter" else "out",
-        parts=_parts(parts_text),
+        parts=parts,
         max_height=max_height,
         min_rate_fraction=min_rate,
         root_slack=root_slack,
-        proof_time_limit=limit,
-        parts_time_limit=limit,
+        proof_time_limit=time_limit,
+        parts_time_limit=time_limit,
     )
 
 
@@ -249,7 +263,7 @@ def _print_root_sets(p: TreePacking) -> None:
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
-@click.option("--roots", "roots_text", default=None, help=_ROOTS_HELP)
+@click.option("--roots", "roots_text", default=None, help=ROOTS_HELP + _ROOTS_HERE)
 @click.option("--root-sets", "root_sets_flag", is_flag=True, help=_ROOT_SETS_HELP)
 @click.option("--throughput", "throughput_flag", is_flag=True, help=_THROUGHPUT_HELP)
 @click.option(
@@ -263,22 +277,29 @@ def _print_root_sets(p: TreePacking) -> None:
     "parts_text",
     default=None,
     metavar="K|auto",
-    help="--throughput: K equal parts per rank (one tree each) instead of exact LP shares.",
+    help=f"--throughput: K equal parts per rank (1 to {MAX_PARTS}, one tree each) instead of "
+    "exact LP shares.",
 )
 @click.option(
     "--min-rate",
-    type=float,
+    type=Real(0.0, 1.0, low_open=True),
     default=1.0,
     show_default=True,
-    help="--throughput: accept this fraction of the optimal rate for lower trees.",
+    help="--throughput: accept this fraction of the optimal rate (0 < X <= 1) for lower trees.",
 )
 @click.option(
     "--root-slack",
-    type=int,
+    type=Integer(0, 100_000),
     default=None,
     help="--throughput: cap each tree at its root's eccentricity plus this.",
 )
-@click.option("--k", "k", type=int, default=None, help="The first K roots (root sets: K per set).")
+@click.option(
+    "--k",
+    "k",
+    type=Integer(1, 1000),
+    default=None,
+    help="The first K roots (root sets: K per set).",
+)
 @click.option(
     "--direction",
     type=click.Choice(["out", "in"]),
@@ -289,25 +310,28 @@ def _print_root_sets(p: TreePacking) -> None:
 @click.option(
     "--method", type=click.Choice(_METHODS), default="cpsat", show_default=True, help=_METHOD_HELP
 )
+@time_limit_option(
+    "cpsat: then the best trees found, with the gap; --root-sets: the partition search's work "
+    "budget; --throughput: for the part split and the height proof."
+)
 @click.option(
-    "--time-limit",
-    type=float,
+    "--max-height",
+    type=Integer(0, 1_000_000),
     default=None,
-    help="Seconds for the cpsat method (then: best found, with the gap) [default: 10]; "
-    "--throughput: for the part split and the height proof [default: 60].",
+    help="cpsat, --throughput: no tree taller than this.",
 )
-@click.option(
-    "--max-height", type=int, default=None, help="cpsat, --throughput: no tree taller than this."
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the tree file as one JSON document.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the tree file here.")
+@json_option("the tree file")
+@output_option("Write the tree file here (check it with `supermesh verify FILE`)")
 @click.option(
     "--draw",
-    type=click.Path(dir_okay=False),
+    type=OutputPath(),
     help="Draw the trees, one panel per tree (root sets: the sets with heights; --throughput: "
     "the load of every link and the bottleneck cut); png/svg/pdf.",
 )
+@quiet_option()
+@click.pass_context
 def trees(
+    ctx: click.Context,
     spec: str,
     roots_text: str | None,
     root_sets_flag: bool,
@@ -319,17 +343,18 @@ def trees(
     k: int | None,
     direction: str,
     method: str,
-    time_limit: float | None,
+    time_limit: float,
     max_height: int | None,
     as_json: bool,
     output: str | None,
     draw: str | None,
+    quiet: bool,
 ) -> None:
     """Arc-disjoint spanning trees of SPEC with the smallest heights.
 
     Prints each tree's root, height, lower bound (its root's eccentricity) and size, and the
     status: optimal (max height = a proven lower bound), feasible (time limit: the gap is shown)
-    or infeasible (exit status 1, with the certificate that proves it).
+    or infeasible (exit status 1, with the certificate that proves it; no file is written).
 
     With --throughput: the throughput-optimal ReduceScatter / AllGather packing (several
     weighted trees per chiplet, all at once), its cut bound, the rate it reaches and the rate
@@ -338,56 +363,52 @@ def trees(
     from supermesh.trees.bounds.heights import root_eccentricities
 
     if throughput_flag:
-        given = {"--roots": roots_text, "--k": k, "--root-sets": root_sets_flag or None}
-        given["--method"] = None if method == "cpsat" else method
-        extra = [name for name, value in given.items() if value is not None]
-        if extra:
-            raise SpecError(
-                f"--throughput roots trees at every chiplet and picks its own method: "
-                f"{', '.join(extra)} does not apply",
-                hint=f"drop {', '.join(extra)}",
-            )
-    elif collective or parts_text or root_slack is not None or min_rate != 1.0:
-        raise SpecError(
-            "--collective, --parts, --min-rate and --root-slack go with --throughput",
-            hint="add --throughput",
+        extra = [n for n in ("roots_text", "k", "root_sets_flag", "method") if given(ctx, n)]
+        refuse_unused(
+            ctx, extra, "with --throughput: it roots trees at every chiplet, by its own method"
         )
+    else:
+        refuse_unused(
+            ctx, ("collective", "parts_text", "min_rate", "root_slack"), "without --throughput",
+            hint="add --throughput, or drop them",
+        )  # fmt: skip
     if method == "paper" and not root_sets_flag:
         raise SpecError("--method paper is the paper's root-set rule", hint="add --root-sets")
+    if roots_text is not None:
+        roots_text = check_roots(roots_text)
     if draw:
         from supermesh.draw.common import figure_format
 
         figure_format(draw)  # a bad extension fails before any solving
-    if throughput_flag:
-        G, packing = run_throughput(
-            spec, collective, direction, parts_text, max_height, min_rate, root_slack, time_limit
-        )
-    else:
-        limit = 10.0 if time_limit is None else time_limit
-        if root_sets_flag:
-            G, packing = run_root_sets(spec, roots_text, k, direction, method, limit, max_height)
+    with status(f"trees on {spec}: solving", quiet or as_json):
+        if throughput_flag:
+            G, packing = run_throughput(
+                spec, collective, direction, parts_text, max_height, min_rate, root_slack,
+                time_limit,
+            )  # fmt: skip
+        elif root_sets_flag:
+            G, packing = run_root_sets(
+                spec, roots_text, k, direction, method, time_limit, max_height
+            )
         else:
             G = load_spec(spec)
             packing = pack_by_method(
-                G,
-                method,
-                roots_text,
-                k=k,
-                direction=direction,
-                time_limit=limit,
+                G, method, roots_text, k=k, direction=direction, time_limit=time_limit,
                 max_height=max_height,
-            )
+            )  # fmt: skip
     doc = packing.to_json(timings=False)  # no wall-clock times: the same inputs, the same file
+    files: list[tuple[str, str | bytes]] = []
     if output and packing.status != "infeasible":
-        write_text_atomic(output, json.dumps(doc, indent=1) + "\n")
+        files.append((output, json.dumps(doc, indent=1) + "\n"))
     if draw and packing.status != "infeasible":
-        from supermesh.draw import draw_link_load, draw_root_sets, draw_trees, save_figure
+        from supermesh.draw import draw_link_load, draw_root_sets, draw_trees
 
         if throughput_flag:  # dozens of trees per rank: the link loads and the cut say more
             picture = draw_link_load(G, packing)
         else:
             picture = draw_root_sets(G, packing) if root_sets_flag else draw_trees(G, packing)
-        save_figure(picture, draw)
+        files.append((draw, figure_data(picture, draw)))
+    write_outputs(files, quiet)
     if as_json:
         emit_json(doc)
     elif throughput_flag:

@@ -9,7 +9,13 @@ throughput packings (link loads with the bottleneck cut :func:`draw_link_load`, 
 trade-off :func:`draw_tradeoff`, one rank's weighted trees :func:`draw_root_trees`).
 """
 
-from supermesh.draw.common import figure_format, gallery_output, gallery_quick, save_figure
+from supermesh.draw.common import (
+    figure_bytes,
+    figure_format,
+    gallery_output,
+    gallery_quick,
+    save_figure,
+)
 from supermesh.draw.curves import draw_speedup, draw_sweep
 from supermesh.draw.link_load import LinkLoads, draw_link_load, link_loads, load_colorbar
 from supermesh.draw.pipeline import Timeline, Transfer, draw_pipeline, pipeline_timeline
@@ -40,6 +46,7 @@ __all__ = [
     "draw_trees",
     "draw_utilization",
     "draw_utilization_timeseries",
+    "figure_bytes",
     "figure_format",
     "gallery_output",
     "gallery_quick",

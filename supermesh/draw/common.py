@@ -6,9 +6,9 @@ shown, safe under any backend. Coordinates are chiplet pitches (a node's ``pos``
 
 from __future__ import annotations
 
+import io
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +34,7 @@ __all__ = [
     "NodeStyle",
     "Point",
     "curved_path",
+    "figure_bytes",
     "figure_format",
     "gallery_output",
     "gallery_quick",
@@ -206,38 +207,36 @@ def new_figure(width: float, height: float) -> tuple[Figure, Axes]:
     return fig, fig.add_subplot()
 
 
-def save_figure(fig: Figure, path: str | Path, *, dpi: int = 150) -> None:
-    """Write ``fig`` to ``path`` (png/svg/pdf by extension), atomically.
+def figure_bytes(fig: Figure, fmt: str, *, dpi: int = 150) -> bytes:
+    """``fig`` rendered as png, svg or pdf, in memory (so a command can build every file first).
 
-    The image is rendered to a temporary file in the same directory and renamed over ``path``,
-    so a failed render leaves no partial file and never clobbers an existing one.
+    Examples
+    --------
+    >>> fig, _ = new_figure(1, 1)
+    >>> figure_bytes(fig, "png")[:4]
+    b'\\x89PNG'
+    """
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=fmt, dpi=dpi, bbox_inches="tight", metadata=_metadata(fmt))
+    return buffer.getvalue()
+
+
+def save_figure(fig: Figure, path: str | Path, *, dpi: int = 150) -> None:
+    """Write ``fig`` to ``path`` (png/svg/pdf by extension).
+
+    Rendered in memory, then written by :func:`supermesh.topologies.output.write_files`: a
+    failed render leaves no partial file and never clobbers an existing one; the folder must
+    exist; a new file gets the usual permissions (0666 less the umask).
 
     Raises
     ------
     SupermeshError
-        On an unknown extension or a directory that cannot be written.
+        On an unknown extension or a path that cannot be written.
     """
-    fmt = figure_format(path)
-    target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".{fmt}", dir=target.parent)
-    except OSError as exc:
-        raise SupermeshError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fig.savefig(fh, format=fmt, dpi=dpi, bbox_inches="tight", metadata=_metadata(fmt))
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from supermesh.topologies.output import write_files
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    data = figure_bytes(fig, figure_format(path), dpi=dpi)
+    write_files([(path, data)])
 
 
 def _metadata(fmt: str) -> dict[str, str | None]:
