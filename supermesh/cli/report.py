@@ -11,7 +11,7 @@ from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, status, stdout
 from supermesh.cli.options import Size, json_option, quiet_option, time_limit_option
 from supermesh.cli.topo import metric_rows
 from supermesh.report import COLLECTIVES, build_report
-from supermesh.units import format_size
+from supermesh.units import format_size, plural
 
 DEFAULT_SPECS = ("smbi:4x4", "mesh:4x4")
 
@@ -29,7 +29,7 @@ def _free(trees: dict[str, Any]) -> str:
     if cert.get("kind") == "subpartition":
         proof = (
             f"{k + 1} ruled out: sets {_sets(cert['sets'])} entered by "
-            f"{sum(cert['entering_arcs'])} arcs < {cert['required']} (Frank)"
+            f"{plural(sum(cert['entering_arcs']), 'arc')} < {cert['required']} (Frank)"
         )
     else:
         proof = f"{k + 1} ruled out ({cert.get('kind', 'certificate')})"
@@ -44,7 +44,7 @@ def _corners(trees: dict[str, Any]) -> str:
         return "4 trees fit" + ("" if c.get("exact", True) else " (flow bound)")
     cert = c["certificate"]
     return (
-        f"4 do not fit: {_sets([cert['set']])} entered by {cert['entering_arcs']} arcs "
+        f"4 do not fit: {_sets([cert['set']])} entered by {plural(cert['entering_arcs'], 'arc')} "
         f"< {cert['required']} (Edmonds)"
     )
 

@@ -42,6 +42,7 @@ from supermesh.errors import SpecError
 from supermesh.trees.bounds.explain import packing_proof
 from supermesh.trees.model import TreePacking
 from supermesh.trees.packing.methods import METHODS, pack_by_method
+from supermesh.units import plural
 
 _METHODS = (*METHODS, "paper")
 _ROOTS_HERE = " Here: one set [default: corners]; not with --method tto."
@@ -71,7 +72,7 @@ def _print_human(p: TreePacking, lower: list[int | None]) -> None:
         out.print(packing_proof(p), markup=False)
         out.print(json.dumps(p.certificate), markup=False)
         return
-    table = Table(title=f"{p.topology}: {len(p.trees)} {p.direction}-trees ({p.method})")
+    table = Table(title=f"{p.topology}: {plural(len(p.trees), p.direction + '-tree')} ({p.method})")
     for col in ("tree", "root", "height", "lower bound (ecc)", "arcs"):
         table.add_column(col, justify="right")
     for i, (t, lb) in enumerate(zip(p.trees, lower, strict=True)):
@@ -176,8 +177,8 @@ def _print_throughput(p: TreePacking) -> None:
     shown = ", ".join(map(str, cut["set"][:8])) + (", ..." if len(cut["set"]) > 8 else "")
     verb = "leaving" if cut.get("direction") == "leaving" else "entering"
     lines = [
-        f"{p.topology} {st['collective']}: {len(p.trees)} {p.direction}-trees, all at once "
-        f"({p.method}), {per_rank} per rank",
+        f"{p.topology} {st['collective']}: {plural(len(p.trees), p.direction + '-tree')}, "
+        f"all at once ({p.method}), {per_rank} per rank",
         f"cut bound      {st['optimum']} = {float(st['optimum_float']):.4f} links "
         f"(set {{{shown}}}: bandwidth {cut['bandwidth']} {verb}, {cut['ranks_outside']} of "
         f"{cut['ranks']} ranks outside)",
@@ -223,7 +224,10 @@ def _print_root_sets(p: TreePacking) -> None:
     st = p.stats
     paper: dict[str, Any] = st.get("paper") or {}
     theirs = paper.get("sets") or []
-    title = f"{p.topology}: {len(p.sets)} root sets of {st['k']} {p.direction}-trees ({p.method})"
+    title = (
+        f"{p.topology}: {plural(len(p.sets), 'root set')} of "
+        f"{plural(st['k'], p.direction + '-tree')} ({p.method})"
+    )
     table = Table(title=title)
     for col in ("set", "roots", "heights", "max", "bound", "paper's roots", "max", "alg. 1"):
         table.add_column(col, justify="right")

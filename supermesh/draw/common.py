@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -33,7 +34,9 @@ __all__ = [
     "ArcStyle",
     "NodeStyle",
     "Point",
+    "arc_label",
     "curved_path",
+    "drawn_class",
     "figure_bytes",
     "figure_format",
     "gallery_output",
@@ -73,9 +76,62 @@ ARC_STYLES: dict[str, ArcStyle] = {
     "mesh": ArcStyle("#4d4d4d", "mesh link", 2.0),
     "added": ArcStyle("#d62728", "added link", 2.2),
     "memory": ArcStyle("#2ca02c", "memory link", 2.1),
-    "other": ArcStyle("#1f77b4", "long / other link", 1.9),
+    "other": ArcStyle("#1f77b4", "long link", 1.9),
+    "router": ArcStyle("#8c8c8c", "chiplet-router link", 1.8),
 }
-"""Colour, legend label and stacking order per arc class (colour-blind-safe tab10 hues)."""
+"""Colour, default legend label and stacking order per drawn class (colour-blind-safe tab10
+hues): the arc classes of :mod:`supermesh.topologies.model`, plus ``router`` for the links
+between a chiplet and its router (:func:`drawn_class`). :func:`arc_label` names them for the
+family drawn."""
+
+_INTERPOSER = (
+    "folded-torus",
+    "kite-small",
+    "kite-medium",
+    "double-butterfly",
+    "butterdonut",
+    "cmesh",
+)
+
+
+def drawn_class(G: Any, u: int, v: int, key: int) -> str:
+    """The class an arc is drawn in: its ``cls``, or ``router`` when it joins a chiplet to its
+    router (router-to-router links keep their class).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> G = build("cmesh:4x4")
+    >>> drawn_class(G, 0, 16, 0), G.edges[0, 16, 0]["cls"]
+    ('router', 'other')
+    """
+    if (G.nodes[u].get("kind") == "router") != (G.nodes[v].get("kind") == "router"):
+        return "router"
+    return str(G.edges[u, v, key]["cls"])
+
+
+def arc_label(G: Any, cls: str) -> str:
+    """The legend label of a drawn class on ``G``'s family: what those links are there.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> arc_label(build("hexamesh:r1"), "mesh"), arc_label(build("torus:3x3"), "other")
+    ('chiplet link', 'wrap-around link')
+    >>> arc_label(build("kite-small:4x4"), "mesh"), arc_label(build("smbi:3x3"), "added")
+    ('unit-length link', 'added link')
+    """
+    family = G.graph.get("family", "")
+    if cls == "mesh":
+        if family == "hexamesh":
+            return "chiplet link"
+        return "unit-length link" if family in _INTERPOSER else "mesh link"
+    if cls == "other":
+        if family == "torus":
+            return "wrap-around link"
+        return "long link (over 1 pitch)" if family in _INTERPOSER else "other link"
+    return ARC_STYLES[cls].label if cls in ARC_STYLES else f"{cls} link"
+
 
 NODE_STYLES: dict[str, NodeStyle] = {
     "compute": NodeStyle("#dbe9f6", "#1f4e79", "compute chiplet"),
