@@ -16,9 +16,11 @@ from supermesh.trees.rootspec import resolve_roots
 
 fig = Figure(figsize=(9.6, 5.4), layout="constrained")
 top, bottom = fig.subfigures(2, 1)
+facts = {}
 for sub, spec in ((top, "smbi:4x4"), (bottom, "smalter:4x4")):
     G = build(spec)
     packing = pack_trees(G, resolve_roots(G, "corners"), time_limit=10, seed=0)
+    facts[spec] = {"heights": [t.height for t in packing.trees], "status": packing.status}
     draw_trees(
         G,
         packing,
@@ -28,4 +30,5 @@ for sub, spec in ((top, "smbi:4x4"), (bottom, "smalter:4x4")):
         f"({packing.status}, bound {packing.lower_bound})",
     )
 
-save_figure(fig, gallery_output(__file__), dpi=110)
+print(facts)
+save_figure(fig, gallery_output(__file__), dpi=110, facts=facts)

@@ -32,4 +32,11 @@ draw_trees(
     f"({packing.status}, lower bound {packing.lower_bound})",
 )
 
-save_figure(fig, gallery_output(__file__), dpi=110)
+facts = {
+    "max trees": count.max_trees,
+    "roots": list(count.roots),
+    "max height": packing.objective,
+    "status": packing.status,
+}
+print(facts)
+save_figure(fig, gallery_output(__file__), dpi=110, facts=facts)

@@ -22,4 +22,6 @@ fig = draw_pipeline(
     title=f"SMAlter 4x4, pipelined AllGather, {len(sets)} root sets, 3 chunks per tree",
 )
 
-save_figure(fig, gallery_output(__file__), dpi=110)
+facts = {"sets": [list(s.roots) for s in sets], "heights": [s.height for s in sets]}
+print(facts)
+save_figure(fig, gallery_output(__file__), dpi=110, facts=facts)

@@ -16,11 +16,13 @@ SPECS = ("mesh:4x4", "smbi:4x4", "smalter:4x4", "smalter:5x5")
 fig = Figure(figsize=(12.5, 3.9), layout="constrained")
 axes = fig.subplots(1, len(SPECS), gridspec_kw={"width_ratios": [4, 4, 4, 5]})
 handles, labels = [], []
+facts = {}
 for ax, spec in zip(axes, SPECS, strict=True):
     G = build(spec)
     added = sum(1 for *_, c in G.edges(data="cls") if c == "added") // 2
     low, high = min(d for _, d in G.out_degree()), max(d for _, d in G.out_degree())
     per = f"{low}" if low == high else f"{low} to {high}"
+    facts[spec] = {"added links": added, "links per chiplet": per}
     draw_topology(G, ax, title=f"{G.graph['name']}\n{added} added links, {per} links per chiplet")
     legend = ax.get_legend()
     for h, t in zip(legend.legend_handles, [t.get_text() for t in legend.get_texts()], strict=True):
@@ -31,4 +33,5 @@ for ax, spec in zip(axes, SPECS, strict=True):
 fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), frameon=False)
 fig.suptitle("Mesh and the SuperMesh variants", fontsize=11)
 
-save_figure(fig, gallery_output(__file__), dpi=110)
+print(facts)
+save_figure(fig, gallery_output(__file__), dpi=110, facts=facts)

@@ -116,4 +116,10 @@ ax_d.legend(fontsize=8, loc="lower right")
 ax_d.set_title("(d) SMBi 4x4: simulated AllGather (booksim preset)", fontsize=10)
 
 fig.suptitle("Throughput-optimal AllGather with bounded tree heights", fontsize=12)
-save_figure(fig, gallery_output(__file__), dpi=110)
+facts = {
+    "smalter:8x8 bound": str(bound8),
+    "smalter:8x8 points": [f"{p.label}: {p.rate}, height {p.max_height}" for p in points],
+    "smbi:4x4 bound": str(bound4),
+}
+print(facts)
+save_figure(fig, gallery_output(__file__), dpi=110, facts=facts)

@@ -106,6 +106,15 @@ def _number(value: Any, where: str) -> float:
     return float(value)
 
 
+def _grid_index(value: Any, name: str, where: str) -> int | None:
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return value
+    raise InputFileError(
+        f"{where} has {name} {str(value)[:40]!r}; it must be a whole number >= 0 or null",
+        hint="row and col count from 0 (row 0 at the top)",
+    )
+
+
 def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.MultiDiGraph:
     """Rebuild a topology from :func:`to_json` output.
 
@@ -124,8 +133,8 @@ def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.Multi
         str(doc.get("family", "file")),
         str(doc.get("spec", "")),
         str(doc.get("name", "")),
-        rows=doc.get("rows"),
-        cols=doc.get("cols"),
+        rows=_grid_index(doc.get("rows"), "rows", source),
+        cols=_grid_index(doc.get("cols"), "cols", source),
         params=doc["params"] if isinstance(doc.get("params"), dict) else {},
     )
     for i, nd in enumerate(_list_field(doc, "nodes", source)):
@@ -143,8 +152,8 @@ def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.Multi
             node,
             kind=kind,
             pos=(_number(pos[0], where), _number(pos[1], where)),
-            row=nd.get("row"),
-            col=nd.get("col"),
+            row=_grid_index(nd.get("row"), "row", where),
+            col=_grid_index(nd.get("col"), "col", where),
         )
     for i, ad in enumerate(_list_field(doc, "arcs", source)):
         where = f"{source} arc #{i}"

@@ -7,6 +7,7 @@ shown, safe under any backend. Coordinates are chiplet pitches (a node's ``pos``
 from __future__ import annotations
 
 import io
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ Point = Sequence[float] | np.ndarray
 
 __all__ = [
     "ARC_STYLES",
+    "FACTS_KEY",
     "FIGURE_FORMATS",
     "GALLERY_DIR_ENV",
     "GALLERY_QUICK_ENV",
@@ -263,8 +265,18 @@ def new_figure(width: float, height: float) -> tuple[Figure, Axes]:
     return fig, fig.add_subplot()
 
 
-def figure_bytes(fig: Figure, fmt: str, *, dpi: int = 150) -> bytes:
+FACTS_KEY = "supermesh-facts"
+"""PNG text key under which :func:`save_figure` stores the numbers a picture shows (JSON)."""
+
+
+def figure_bytes(
+    fig: Figure, fmt: str, *, dpi: int = 150, facts: dict[str, Any] | None = None
+) -> bytes:
     """``fig`` rendered as png, svg or pdf, in memory (so a command can build every file first).
+
+    ``facts`` (PNG only): the numbers the picture shows, stored as JSON text under
+    :data:`FACTS_KEY`, so a check can tell a stale image from its script without comparing
+    pixels.
 
     Examples
     --------
@@ -273,12 +285,18 @@ def figure_bytes(fig: Figure, fmt: str, *, dpi: int = 150) -> bytes:
     b'\\x89PNG'
     """
     buffer = io.BytesIO()
-    fig.savefig(buffer, format=fmt, dpi=dpi, bbox_inches="tight", metadata=_metadata(fmt))
+    metadata: dict[str, Any] = dict(_metadata(fmt))
+    if facts is not None and fmt == "png":
+        metadata[FACTS_KEY] = json.dumps(facts, sort_keys=True)
+    fig.savefig(buffer, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata)
     return buffer.getvalue()
 
 
-def save_figure(fig: Figure, path: str | Path, *, dpi: int = 150) -> None:
-    """Write ``fig`` to ``path`` (png/svg/pdf by extension).
+def save_figure(
+    fig: Figure, path: str | Path, *, dpi: int = 150, facts: dict[str, Any] | None = None
+) -> None:
+    """Write ``fig`` to ``path`` (png/svg/pdf by extension); ``facts`` as in
+    :func:`figure_bytes`.
 
     Rendered in memory, then written by :func:`supermesh.topologies.output.write_files`: a
     failed render leaves no partial file and never clobbers an existing one; the folder must
@@ -291,7 +309,7 @@ def save_figure(fig: Figure, path: str | Path, *, dpi: int = 150) -> None:
     """
     from supermesh.topologies.output import write_files
 
-    data = figure_bytes(fig, figure_format(path), dpi=dpi)
+    data = figure_bytes(fig, figure_format(path), dpi=dpi, facts=facts)
     write_files([(path, data)])
 
 
