@@ -26,6 +26,7 @@ __all__ = [
     "status",
     "stderr_console",
     "stdout_console",
+    "wrapped",
     "write_outputs",
 ]
 
@@ -97,6 +98,16 @@ def status(message: str, quiet: bool = False) -> Iterator[None]:
     with progress:
         progress.add_task(message, total=None)
         yield
+
+
+def wrapped(text: str, width: int = 80) -> str:
+    """``text`` folded to ``width`` columns, continuation lines indented (tables' notes and
+    proofs stay readable in an 80-column terminal)."""
+    import textwrap
+
+    return textwrap.fill(
+        text, width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
+    )
 
 
 def figure_data(figure: Any, path: str) -> bytes:

@@ -7,7 +7,13 @@ import re
 import click
 from rich.table import Table
 
-from supermesh.cli.common import emit_json, progress_enabled, stdout_console, written_folder
+from supermesh.cli.common import (
+    emit_json,
+    progress_enabled,
+    stdout_console,
+    wrapped,
+    written_folder,
+)
 from supermesh.cli.options import (
     Integer,
     OutputPath,
@@ -65,17 +71,20 @@ def _print(fp: FamilyProof, out_dir: str | None) -> None:
         table.add_row(s.size, str(s.max_trees), *cells, proof)
     console.print(table)
     console.print(
-        "Heights: optimal; the proof is the roots' eccentricity (re-checked) unless marked "
-        "(cp-sat: the solver's bound). 'impossible': an Edmonds cut proves no such trees; "
-        "max trees: a Frank subpartition rules out one more."
+        wrapped(
+            "Heights: optimal; the proof is the roots' eccentricity (re-checked) unless marked "
+            "(cp-sat: the solver's bound). 'impossible': an Edmonds cut proves no such trees; "
+            "max trees: a Frank subpartition rules out one more."
+        )
     )
     a = fp.all_sizes
     if a is None:
         first, last = fp.sizes[0].size, fp.sizes[-1].size
         console.print(f"For all sizes: no argument known; checked range {first}..{last} only.")
         return
-    console.print(f"\n[bold]For every size ({a['applies']}):[/bold] {a['statement']}")
-    console.print(f"[bold]Why:[/bold] {a['argument']}")
+    console.print()
+    console.print(wrapped(f"For every size ({a['applies']}): {a['statement']}"), markup=False)
+    console.print(wrapped(f"Why: {a['argument']}"), markup=False)
     console.print(f"Checked against this run at {plural(len(a['checked']), 'size')}.")
     if a["not_covered"]:
         console.print(f"Not covered by the statement: {', '.join(a['not_covered'])}.")

@@ -23,6 +23,7 @@ from supermesh.cli.common import (
     load_spec,
     status,
     stdout_console,
+    wrapped,
     write_outputs,
 )
 from supermesh.cli.options import (
@@ -195,7 +196,7 @@ def _print_throughput(p: TreePacking) -> None:
             f"{info['max_load']} trees (bound {info['load_bound']})"
         )
     for line in lines:
-        out.print(line, markup=False)
+        out.print(wrapped(line), markup=False)
     table = Table(title="rate per height cap (the knob: --max-height, --min-rate, --root-slack)")
     table.add_column("max height cap", justify="right")
     table.add_column("rate / bound", justify="right")
@@ -241,8 +242,10 @@ def _print_root_sets(p: TreePacking) -> None:
         table.add_row(*row)
     out.print(table)
     out.print(
-        f"total (sum of set heights) {st['total']}, lower bound {st['total_lower_bound']}: "
-        f"partition {st['partition']}, heights {st['heights']}",
+        wrapped(
+            f"total (sum of set heights) {st['total']}, lower bound {st['total_lower_bound']}: "
+            f"partition {st['partition']}, heights {st['heights']}"
+        ),
         markup=False,
     )
     steps = f"pipeline (1 chunk per tree, sets in running order): {st['pipeline_steps']} steps"
@@ -255,12 +258,15 @@ def _print_root_sets(p: TreePacking) -> None:
         )
         taller = {True: "no", False: "yes", None: "-"}[paper.get("no_set_taller")]
         out.print(
-            f"paper's rule: total {paper['total']} with the same packer (a set of ours taller "
-            f"than the paper's of the same rank: {taller}); with its Algorithm 1 trees: {alg1}",
+            wrapped(
+                f"paper's rule: total {paper['total']} with the same packer (a set of ours "
+                f"taller than the paper's of the same rank: {taller}); with its Algorithm 1 "
+                f"trees: {alg1}"
+            ),
             markup=False,
         )
         steps += f"; paper's rule in its order: {paper['pipeline_steps']} steps"
-    out.print(steps, markup=False)
+    out.print(wrapped(steps), markup=False)
     line = f"status {p.status}: max height {p.objective}, lower bound {p.lower_bound}"
     out.print(line + f"; {st.get('wall_time', 0):.2f} s", markup=False)
 
