@@ -19,7 +19,8 @@ Modules, in the order data flow:
 - :mod:`~supermesh.sim.engine` (the fast max-plus engine), :mod:`~supermesh.sim.oracle` (the
   event simulation it is tested against).
 - :mod:`~supermesh.sim.result`, :mod:`~supermesh.sim.bounds`, :mod:`~supermesh.sim.energy`:
-  what a run reports (time, bandwidth, the cut bound with its cut, energy);
+  what a run reports (time, bandwidth, the cut bound with its cut, energy by component from the
+  transfer list, with the ``dsent`` or ``paper-text`` model);
   :mod:`~supermesh.sim.run` ties them together; :mod:`~supermesh.sim.sweep` runs grids of cases.
 
 Imports (enforced by ``tests/test_layout.py``): sim uses :mod:`supermesh.topologies` and
@@ -72,8 +73,14 @@ _EXPORTS: dict[str, str] = {
     "collective_bound": "supermesh.sim.bounds",
     "cut_bound": "supermesh.sim.bounds",
     "rank_connectivity": "supermesh.sim.bounds",
-    "Energy": "supermesh.sim.energy",
-    "energy": "supermesh.sim.energy",
+    "ENERGY_MODELS": "supermesh.sim.energy.presets",
+    "EnergyBreakdown": "supermesh.sim.energy.breakdown",
+    "EnergyModel": "supermesh.sim.energy.model",
+    "NetworkActivity": "supermesh.sim.energy.activity",
+    "energy_breakdown": "supermesh.sim.energy.breakdown",
+    "energy_model_from_text": "supermesh.sim.energy.presets",
+    "get_energy_model": "supermesh.sim.energy.presets",
+    "network_activity": "supermesh.sim.energy.activity",
     # entry points
     "evaluate": "supermesh.sim.run",
     "simulate": "supermesh.sim.run",

@@ -13,18 +13,29 @@ heights and proofs).
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from supermesh.errors import SupermeshError
 from supermesh.sim.algorithms import TREE_ALGORITHMS, run_algorithm, tree_sets_for
 from supermesh.sim.collectives import check_collective
+from supermesh.sim.energy.breakdown import COMPONENTS
 from supermesh.sim.presets import SimParams
 from supermesh.topologies import build, compute_nodes
 
-__all__ = ["ROW_FIELDS", "SweepCase", "build_trees", "run_sweep", "sweep_cases", "tree_key"]
+__all__ = [
+    "ROW_FIELDS",
+    "SweepCase",
+    "build_trees",
+    "checkpoint_path",
+    "run_sweep",
+    "sweep_cases",
+    "tree_key",
+]
 
 ROW_FIELDS = (
     "topology",
@@ -40,6 +51,11 @@ ROW_FIELDS = (
     "ratio_to_bound",
     "max_link_utilization",
     "energy_joules",
+    "router_static_joules",
+    "router_dynamic_joules",
+    "link_static_joules",
+    "link_dynamic_joules",
+    "flits",
     "error",
 )
 
@@ -142,10 +158,10 @@ def _tree_work(job: _TreeJob) -> tuple[bool, int]:
     return sets, len(compute_nodes(build(job.spec)))
 
 
-def _executor(workers: int) -> Any:
+def _executor(workers: int, scheduler: Any, tasks: int) -> Any:
     from supermesh.parallel import open_executor
 
-    return open_executor(workers=workers)
+    return open_executor(workers=workers, scheduler=scheduler, tasks=tasks)
 
 
 def build_trees(
@@ -155,6 +171,7 @@ def build_trees(
     cache: MutableMapping[Any, Any] | None = None,
     workers: int = 1,
     fast: bool = False,
+    scheduler: Any = None,
 ) -> dict[str, float]:
     """Build every tree the cases need into ``cache``, once per topology and collective kind.
 
@@ -170,6 +187,8 @@ def build_trees(
     fast : bool
         ReduceScatter / AllGather root sets in the fast mode of
         :func:`~supermesh.trees.roots.sets.root_sets`.
+    scheduler : str or dask cluster, optional
+        Build on a dask.distributed cluster (each topology on a worker) instead.
 
     Returns
     -------
@@ -194,7 +213,7 @@ def build_trees(
         if need:
             jobs.append(_TreeJob(spec, need, time_limit, fast))
     jobs.sort(key=_tree_work, reverse=True)  # longest first: the workers finish together
-    with _executor(min(workers, max(len(jobs), 1))) as ex:
+    with _executor(workers, scheduler, len(jobs)) as ex:
         results = map_tasks(_tree_job, jobs, executor=ex, progress=False, description="trees")
     seconds = {}
     for job, (built, secs, _errors) in zip(jobs, results, strict=True):
@@ -252,6 +271,8 @@ def _simulate(
                 ratio_to_bound=r.ratio_to_bound,
                 max_link_utilization=r.max_link_utilization,
                 energy_joules=r.energy.total,
+                **{f"{c}_joules": r.energy.component(c) for c in COMPONENTS},
+                flits=r.activity.flits,
             )
         except SupermeshError as exc:
             row["error"] = str(exc)
@@ -279,6 +300,47 @@ def _of(key: Any, spec: str) -> bool:
     return isinstance(key, tuple) and len(key) > 1 and key[1] == spec
 
 
+def checkpoint_path(output: str | Path) -> Path:
+    """Where a sweep writing ``output`` keeps its finished rows until the file is written.
+
+    Examples
+    --------
+    >>> checkpoint_path("runs/ar.csv").name
+    '.ar.csv.rows.jsonl'
+    """
+    out = Path(output)
+    return out.with_name(f".{out.name}.rows.jsonl")
+
+
+def _fingerprint(params: SimParams, time_limit: float, fast_trees: bool) -> dict[str, Any]:
+    return {"params": params.to_json(), "time_limit": time_limit, "fast_trees": fast_trees}
+
+
+def _case_key(case: SweepCase) -> list[Any]:
+    return [case.spec, case.collective, case.algorithm, case.nbytes]
+
+
+def _read_checkpoint(path: Path, fingerprint: dict[str, Any]) -> dict[tuple[Any, ...], dict]:
+    """Rows a killed sweep with the same settings finished (nothing if the settings differ)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    found: dict[tuple[Any, ...], dict] = {}
+    for number, line in enumerate(lines):
+        try:
+            doc = json.loads(line)
+        except json.JSONDecodeError:  # the line being written when the sweep was killed
+            continue
+        if number == 0:
+            if doc != {"sweep": fingerprint}:
+                return {}
+            continue
+        if isinstance(doc, dict) and isinstance(doc.get("row"), dict) and "case" in doc:
+            found[tuple(doc["case"])] = doc["row"]
+    return found
+
+
 def run_sweep(
     cases: Iterable[SweepCase],
     params: SimParams,
@@ -288,8 +350,16 @@ def run_sweep(
     on_row: Callable[[dict[str, Any]], None] | None = None,
     workers: int = 1,
     fast_trees: bool = False,
+    scheduler: Any = None,
+    checkpoint: str | Path | None = None,
 ) -> list[dict[str, Any]]:
     """Simulate every case; a case that fails gets its error message instead of numbers.
+
+    With ``checkpoint`` the sweep can be resumed: every finished row is appended to that file
+    (JSON lines, headed by the settings), and a sweep started again with the same file and
+    settings reuses the rows already there and simulates only the rest, giving the same rows
+    as an uninterrupted run. Remove the file once the rows are written out
+    (:func:`checkpoint_path` names the one the CLI uses).
 
     Parameters
     ----------
@@ -308,18 +378,72 @@ def run_sweep(
         topology per task. ``1`` runs everything here, in order.
     fast_trees : bool
         Build ReduceScatter / AllGather root sets in the fast mode (see :func:`build_trees`).
+    scheduler : str or dask cluster, optional
+        Run the tasks (each topology's trees, then its simulations) on a dask.distributed
+        cluster instead of local processes (see :func:`supermesh.parallel.open_executor`).
+    checkpoint : str or Path, optional
+        The resume file (see above).
 
     Returns
     -------
     list of dict
         One row per case, in the order of ``cases``, with the keys of :data:`ROW_FIELDS`.
+
+    Examples
+    --------
+    >>> from supermesh.sim.presets import get_preset
+    >>> rows = run_sweep(sweep_cases(["mesh:3x3"], ["allreduce"], ["tto"], [1 << 20]),
+    ...                  get_preset("booksim"))
+    >>> [(r["topology"], r["bytes"], r["error"]) for r in rows]
+    [('mesh:3x3', 1048576, None)]
     """
     cases = list(cases)
+    if checkpoint is None:
+        return _run(cases, params, time_limit, cache, on_row, workers, fast_trees, scheduler)
+    path = Path(checkpoint)
+    fingerprint = _fingerprint(params, time_limit, fast_trees)
+    done = _read_checkpoint(path, fingerprint)
+    todo = [c for c in cases if tuple(_case_key(c)) not in done]
+    if not done:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"sweep": fingerprint}) + "\n", encoding="utf-8")
+    with path.open("a", encoding="utf-8") as log:
+
+        def keep(row: dict[str, Any]) -> None:
+            case = SweepCase(row["topology"], row["collective"], row["algorithm"], row["bytes"])
+            log.write(json.dumps({"case": _case_key(case), "row": row}) + "\n")
+            log.flush()
+            if on_row is not None:
+                on_row(row)
+
+        fresh = _run(todo, params, time_limit, cache, keep, workers, fast_trees, scheduler)
+    made = {tuple(_case_key(c)): row for c, row in zip(todo, fresh, strict=True)}
+    return [made.get(tuple(_case_key(c))) or done[tuple(_case_key(c))] for c in cases]
+
+
+def _run(
+    cases: list[SweepCase],
+    params: SimParams,
+    time_limit: float,
+    cache: MutableMapping[Any, Any] | None,
+    on_row: Callable[[dict[str, Any]], None] | None,
+    workers: int,
+    fast_trees: bool,
+    scheduler: Any,
+) -> list[dict[str, Any]]:
     cache = {} if cache is None else cache
-    if workers > 1 or fast_trees:
-        build_trees(cases, time_limit=time_limit, cache=cache, workers=workers, fast=fast_trees)
+    parallel = workers > 1 or scheduler is not None
+    if parallel or fast_trees:
+        build_trees(
+            cases,
+            time_limit=time_limit,
+            cache=cache,
+            workers=workers,
+            fast=fast_trees,
+            scheduler=scheduler,
+        )
     groups = _by_topology(cases)
-    if workers <= 1 or len(groups) < 2:
+    if not parallel or len(groups) < 2:
         return _simulate(cases, params, time_limit, cache, on_row)
     from supermesh.parallel import run_tasks
 
@@ -334,7 +458,7 @@ def run_sweep(
     ]
     rows: list[dict[str, Any] | None] = [None] * len(cases)
     order = list(groups.values())
-    with _executor(workers) as ex:
+    with _executor(workers, scheduler, len(jobs)) as ex:
         for done in run_tasks(_sim_job, jobs, executor=ex, progress=False, description="sweep"):
             got, more = done.value
             cache.update(more)

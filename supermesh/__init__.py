@@ -120,7 +120,7 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ),
     (
         "simulate",
-        "time a collective in the calibrated link simulator",
+        "time a collective in the calibrated link simulator, and its energy",
         {
             "simulate": "supermesh.sim.run",
             "run_algorithm": "supermesh.sim.algorithms",
@@ -131,6 +131,9 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
             "SimParams": "supermesh.sim.presets",
             "get_preset": "supermesh.sim.presets",
             "SimResult": "supermesh.sim.result",
+            "get_energy_model": "supermesh.sim.energy.presets",
+            "EnergyModel": "supermesh.sim.energy.model",
+            "EnergyBreakdown": "supermesh.sim.energy.breakdown",
             "parse_size": "supermesh.units",
             "format_size": "supermesh.units",
         },
@@ -165,6 +168,7 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
             "draw_link_load": "supermesh.draw.link_load",
             "draw_root_trees": "supermesh.draw.root_trees",
             "draw_tradeoff": "supermesh.draw.tradeoff",
+            "draw_energy": "supermesh.draw.energy",
             "link_loads": "supermesh.draw.link_load",
             "save_figure": "supermesh.draw.common",
             "build_report": "supermesh.report",

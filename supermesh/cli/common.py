@@ -28,6 +28,7 @@ __all__ = [
     "stdout_console",
     "wrapped",
     "write_outputs",
+    "written_folder",
 ]
 
 SPEC_HELP = (

@@ -350,8 +350,3 @@ def check_roots(
             what = "name" if bad[0].isalpha() else "node id"
             raise SpecError(f"{option} {_shown(bad[0])} is not a root {what}", hint=hint)
     return tidy
-
-
-def size_list_option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
-    """A sizes option (``--sizes``, ``--per-chiplet``) read by :class:`SizeList`."""
-    return click.option(*decls, type=SizeList(), **kwargs)

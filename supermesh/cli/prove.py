@@ -185,7 +185,7 @@ def prove(
         raise SpecError(f"--roots {shown[:40]!r} is not a root choice", hint=_ROOTS_HELP)
     if out_dir:
         ensure_directory(out_dir)
-    with open_executor(workers=workers, scheduler=scheduler) as executor:
+    with open_executor(workers=workers, scheduler=scheduler, tasks=len(size_list)) as executor:
         fp = prove_family(
             family,
             size_list,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 from rich.table import Table
 
@@ -31,6 +33,7 @@ from supermesh.sim.algorithms import (
     TREE_ALGORITHMS,
     run_algorithm,
 )
+from supermesh.sim.energy import ENERGY_MODELS, energy_model_from_text
 from supermesh.sim.presets import params_from_text
 from supermesh.trees.model import TreePacking, read_packing
 from supermesh.units import format_energy, format_size
@@ -72,6 +75,10 @@ def _bw(r: SimResult) -> str:
     return f"{r.algbw:,.3f} B/cycle"
 
 
+def _joules(*joules: float) -> str:
+    return " / ".join(format_energy(j) for j in joules)
+
+
 def result_rows(r: SimResult) -> list[tuple[str, str]]:
     """Rows ``(label, value)`` of the human-readable result table."""
     ratio = r.ratio_to_bound
@@ -92,7 +99,10 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
         ("time / bound", f"{ratio:.3f}" if ratio is not None else "-"),
         ("max link utilization", f"{100 * r.max_link_utilization:.1f}%"),
         ("mean link utilization", f"{100 * r.mean_link_utilization:.1f}%"),
-        ("energy", format_energy(r.energy.total)),
+        ("energy", f"{format_energy(r.energy.total)} ({r.energy_model.name} model)"),
+        ("  router static / dynamic", _joules(r.energy.router_static, r.energy.router_dynamic)),
+        ("  link static / dynamic", _joules(r.energy.link_static, r.energy.link_dynamic)),
+        ("flit hops", f"{r.activity.flits:,}"),
     ]
     if r.bound is not None and isinstance(r.bound.certificate.get("algbw_links"), str):
         exact = r.bound.certificate["algbw_links"]
@@ -136,6 +146,13 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
 )
 @preset_options
 @click.option(
+    "--energy-model",
+    default="dsent",
+    show_default=True,
+    metavar="MODEL",
+    help=f"Energy model ({', '.join(ENERGY_MODELS)}), constants overridable: dsent,KEY=VALUE.",
+)
+@click.option(
     "--trees",
     "tree_files",
     multiple=True,
@@ -161,6 +178,7 @@ def sim(
     size: int,
     algorithm: str | None,
     preset: str,
+    energy_model: str,
     overrides: tuple[str, ...],
     tree_files: tuple[str, ...],
     roots: str | None,
@@ -177,6 +195,7 @@ def sim(
     range, unit and the presets' values.
     """
     params = params_from_text(preset, overrides)
+    params = replace(params, energy_model=energy_model_from_text(energy_model).name)
     if tree_files:
         if algorithm is not None and algorithm not in (*TREE_ALGORITHMS, THROUGHPUT):
             raise SpecError(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -32,6 +33,7 @@ from supermesh.export.formats import format_for
 from supermesh.export.table import rows_csv
 from supermesh.sim.algorithms import ALGORITHMS
 from supermesh.sim.collectives import COLLECTIVES
+from supermesh.sim.energy import energy_model_from_text
 from supermesh.sim.presets import params_from_text
 from supermesh.sim.sweep import ROW_FIELDS, run_sweep, sweep_cases
 from supermesh.units import format_energy, format_size, plural
@@ -64,14 +66,14 @@ def _time(value: float | None, seconds: bool) -> str:
     return f"{value:,.0f}"
 
 
-def _tables(rows: list[dict], seconds: bool, preset: str) -> list[Table | str]:
+def _tables(rows: list[dict], seconds: bool, preset: str, energy: str) -> list[Table | str]:
     """One table per topology, within 80 columns, one unit per column named in its header;
     the cases that failed are listed under their table."""
     out: list[Table | str] = []
     for topology in dict.fromkeys(r["topology"] for r in rows):
         mine = [r for r in rows if r["topology"] == topology]
         table = Table(
-            title=f"{topology} ({preset} preset)",
+            title=f"{topology} ({preset} preset, {energy} energy)",
             box=None,
             padding=(0, 1),
             pad_edge=False,
@@ -137,6 +139,13 @@ def _refuse_csv(ctx: click.Context, _param: click.Parameter, value: str | None) 
 @click.option("-c", "--collectives", default="allreduce", show_default=True, help="Comma list.")
 @click.option("-a", "--algorithms", default="pipeline", show_default=True, help="Comma list.")
 @preset_options
+@click.option(
+    "--energy-model",
+    default="dsent",
+    show_default=True,
+    metavar="MODEL",
+    help="Energy model (dsent, paper-text), constants overridable: dsent,KEY=VALUE.",
+)
 @time_limit_option("Here: per tree set.")
 @output_option("Write the rows here: .csv (one row per case) or .json")
 @click.option("--csv", hidden=True, expose_value=False, callback=_refuse_csv)
@@ -151,6 +160,7 @@ def sweep(
     collectives: str,
     algorithms: str,
     preset: str,
+    energy_model: str,
     overrides: tuple[str, ...],
     time_limit: float,
     output: str | None,
@@ -166,6 +176,7 @@ def sweep(
     if per_chiplet and ctx.get_parameter_source("sizes") == click.core.ParameterSource.COMMANDLINE:
         raise SpecError("--sizes and --per-chiplet both give the sizes", hint="give only one")
     params = params_from_text(preset, overrides)
+    params = replace(params, energy_model=energy_model_from_text(energy_model).name)
     colls = _names(collectives, COLLECTIVES, "--collectives")
     algs = _names(algorithms, ALGORITHMS, "--algorithms")
     fmt = format_for(output, None, _EXTENSIONS) if output else None
@@ -188,7 +199,7 @@ def sweep(
             progress.update(task, advance=1, description=f"{row['topology']} {row['algorithm']}")
 
         rows = run_sweep(cases, params, time_limit=time_limit, on_row=advance)
-    doc = {"preset": params.name, "rows": rows}
+    doc = {"preset": params.name, "energy_model": params.energy_model, "rows": rows}
     if output:
         text = rows_csv(rows, ROW_FIELDS) if fmt == "csv" else json.dumps(doc, indent=1) + "\n"
         write_outputs([(output, text)], quiet)
@@ -199,7 +210,7 @@ def sweep(
         click.echo(f"{plural(len(rows), 'row')} ({plural(failed, 'error')}) in {output}")
     else:
         console = stdout_console()
-        for part in _tables(rows, params.report == "seconds", params.name):
+        for part in _tables(rows, params.report == "seconds", params.name, params.energy_model):
             console.print(part, markup=False)
     if failed:
         if not as_json:

@@ -242,7 +242,12 @@ def test_every_file_everywhere(kind, reader, files):
     """Each file given to each command that reads one: unreadable input is exit 2, always."""
     if kind == "damaged" and reader == "topo":
         pytest.skip("bound reads damaged topologies the same way, without the slow metrics")
+    # a damaged file goes to verify and to the commands that read its kind
+    reads = {"bound": ("topology",), "sim": ("trees",), "schedule": ("trees",)}
     for path in files[kind]:
+        name = Path(path).name
+        if kind == "damaged" and reader in reads and not name.startswith(reads[reader]):
+            continue
         argv = [a.replace("{}", path) for a in READERS[reader]]
         code, out, err = _call(argv)
         _check(argv, code, out, err)

@@ -50,7 +50,8 @@ SET_CASES = [
     ("drain=-5", "drain=-5 is out of range"),
     ("reduce_delay=-1", "reduce_delay=-1 is out of range"),
     ("header_flits=-3", "header_flits=-3 is out of range"),
-    ("link_energy_pj_per_bit=-1", "is out of range"),
+    ("barrier_delay=-1", "barrier_delay=-1 is out of range"),
+    ("energy_model=dsent", "the energy model has its own option"),
     ("cut_through=maybe", "cut_through=maybe is not true or false"),
     ("flit_time=nan", "is not a number"),
     ("flit_time=inf", "is not a number"),
@@ -79,7 +80,7 @@ def test_set_accepts_typed_values(capsys):
 def test_list_params_names_every_parameter_with_unit_and_range(capsys):
     code, out, _ = run(capsys, "sim", "--list-params")
     assert code == 0
-    for needle in ("flit_time", "time unit", "> 0", "chunk_bytes", "int 1 .. 2^40", "pJ/bit"):
+    for needle in ("flit_time", "time unit", "> 0", "chunk_bytes", "int 1 .. 2^40", "flits"):
         assert needle in out
     assert max(len(line) for line in out.splitlines()) <= 80
 

@@ -40,8 +40,8 @@ from typing import Any
 import networkx as nx
 
 from supermesh.errors import SpecError, TopologyError
+from supermesh.topologies.connectivity import ArcNet, arc_net, rooted_failures
 from supermesh.topologies.model import check_nodes, compute_nodes
-from supermesh.trees.bounds.flow import ArcNet, arc_net, rooted_failures
 
 __all__ = [
     "CountBound",
@@ -129,7 +129,7 @@ class CountBound:
 
 
 def count_net(G: nx.MultiDiGraph, direction: str) -> ArcNet:
-    """The :class:`~supermesh.trees.bounds.flow.ArcNet` the counts run on (reversed for ``"in"``).
+    """The :class:`~supermesh.topologies.connectivity.ArcNet` of the counts (reversed for ``"in"``).
 
     Raises
     ------
@@ -260,8 +260,8 @@ def check_roots(
     A span node whose in-degree plus its own root count is below ``k`` is reported directly
     (a one-node certificate); otherwise a max-flow from the super source to each span node, in
     breadth-first order, with nodes that pass merged into the source
-    (:mod:`supermesh.trees.bounds.flow`). The smallest minimum cut of the first failing node is the
-    certificate.
+    (:mod:`supermesh.topologies.connectivity`). The smallest minimum cut of the first failing node
+    is the certificate.
 
     Examples
     --------

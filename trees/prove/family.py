@@ -302,7 +302,7 @@ def prove_family(
     ]
     try:
         if executor is None:
-            with open_executor() as pool:
+            with open_executor(tasks=len(tasks)) as pool:
                 proofs = map_tasks(
                     prove_size, tasks, executor=pool, progress=progress, description=f"prove {name}"
                 )
