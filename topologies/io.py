@@ -107,11 +107,11 @@ def _number(value: Any, where: str) -> float:
 
 
 def _grid_index(value: Any, name: str, where: str) -> int | None:
-    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
         return value
     raise InputFileError(
-        f"{where} has {name} {str(value)[:40]!r}; it must be a whole number >= 0 or null",
-        hint="row and col count from 0 (row 0 at the top)",
+        f"{where} has {name} {str(value)[:40]!r}; it must be a whole number or null",
+        hint="row and col count from 0 (row 0 at the top; memory to the north has row -1)",
     )
 
 
