@@ -1,4 +1,5 @@
 """AllReduce trees on the 4x4 SMBi and SMAlter: four arc-disjoint trees from the corners.
+======================================================================================
 
 The paper's figure 5. Each panel is one tree (rooted at a corner, height 6 = the corner's
 eccentricity, so optimal); the number in a chiplet is its depth in that tree. The AllGather phase
@@ -13,6 +14,9 @@ from supermesh.draw import draw_trees, gallery_output, save_figure
 from supermesh.topologies import build
 from supermesh.trees.packing.search import pack_trees
 from supermesh.trees.rootspec import resolve_roots
+
+# %%
+# Pack four corner-rooted trees with CP-SAT on each network and draw one panel per tree.
 
 fig = Figure(figsize=(9.6, 5.4), layout="constrained")
 top, bottom = fig.subfigures(2, 1)
@@ -30,5 +34,9 @@ for sub, spec in ((top, "smbi:4x4"), (bottom, "smalter:4x4")):
         f"({packing.status}, bound {packing.lower_bound})",
     )
 
+# %%
+# The picture is saved next to the script (the README shows it), or into the folder that
+# ``SUPERMESH_GALLERY_DIR`` names. The numbers it shows are printed and stored in the
+# picture (PNG text ``supermesh-facts``), where a test compares them with a fresh run.
 print(facts)
 save_figure(fig, gallery_output(__file__), dpi=110, facts=facts)

@@ -1,4 +1,5 @@
 """AllReduce energy by component: SuperMesh against the mesh and the interposer topologies.
+========================================================================================
 
 The paper's Figures 14 and 15 from the simulator and the ``dsent`` energy model (fitted to the
 reference's DSENT runs): AllReduce of 512 MiB on 8x8 (``booksim`` preset). Left, Figure 14: the
@@ -33,6 +34,9 @@ OTHERS = [  # label, spec, schedules to try: the fastest one is drawn
     ("Kite-Medium", "kite-medium:8x8,conc=4", ("tacos", "multitree", "bidir-ring")),
     ("Double Butterfly", "double-butterfly:8x8,conc=4", ("tacos", "multitree", "bidir-ring")),
 ]
+
+# %%
+# Simulate each network on its fastest schedule and split its energy by component.
 
 params = get_preset("booksim")
 
@@ -73,6 +77,10 @@ fig.suptitle(
     fontsize=11,
 )
 
+# %%
+# The picture is saved next to the script (the README shows it), or into the folder that
+# ``SUPERMESH_GALLERY_DIR`` names. The numbers it shows are printed and stored in the
+# picture (PNG text ``supermesh-facts``), where a test compares them with a fresh run.
 facts = {
     label.replace("\n", " "): f"{r.energy.total * 1e3:.3f} mJ, {r.time:,.0f} cycles"
     for label, r in figure_15

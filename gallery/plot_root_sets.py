@@ -1,4 +1,5 @@
 """AllGather root sets with their tree heights on the 6x6 SMAlter.
+===============================================================
 
 The paper's figure 8. In a pipelined ReduceScatter or AllGather every chiplet is the root of its
 own share; roots run in sets of four arc-disjoint trees, one set after another. ``root_sets``
@@ -13,6 +14,9 @@ from supermesh.draw import draw_root_sets, gallery_output, save_figure
 from supermesh.topologies import build
 from supermesh.trees.roots.sets import root_sets
 
+# %%
+# Partition the chiplets into root sets and pack each set at its optimal height.
+
 G = build("smalter:6x6")
 packing = root_sets(G, seed=0)
 total, bound = packing.stats["total"], packing.stats["total_lower_bound"]
@@ -22,6 +26,10 @@ fig = draw_root_sets(
     title=f"SMAlter 6x6: AllGather root sets (sum of set heights {total}, bound {bound})",
 )
 
+# %%
+# The picture is saved next to the script (the README shows it), or into the folder that
+# ``SUPERMESH_GALLERY_DIR`` names. The numbers it shows are printed and stored in the
+# picture (PNG text ``supermesh-facts``), where a test compares them with a fresh run.
 facts = {
     "sets": [list(s.roots) for s in packing.sets],
     "heights": [s.height for s in packing.sets],

@@ -190,7 +190,9 @@ def collective_bound(
     Parameters
     ----------
     G : networkx.MultiDiGraph
-    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce"}
+    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall"}
+        AllToAll: the concurrent-flow bound of
+        :func:`~supermesh.sim.multicommodity.alltoall_bound`.
     roots : iterable of int, optional
         Sources of a broadcast / sinks of a reduce, with equal shares (default: the lowest rank).
     ranks : iterable of int, optional
@@ -217,6 +219,10 @@ def collective_bound(
         return cut_bound(G, ranks=rank_list)
     if collective == "reducescatter":
         return cut_bound(G, ranks=rank_list, reverse=True)
+    if collective == "alltoall":
+        from supermesh.sim.multicommodity import alltoall_bound
+
+        return alltoall_bound(G, rank_list)
     return rank_connectivity(G, rank_list)
 
 

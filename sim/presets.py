@@ -38,6 +38,11 @@ modified BookSim2 network, the MICRO 2025 artifact of the SuperMesh paper):
 The ``paper`` preset is what the paper's text states: 25 GB/s links and 20 ns per hop, with no
 event-loop delays; it reports seconds.
 
+Link costs: ``link_pipelined`` says how an arc's relative ``latency`` enters its transfer time
+(:mod:`supermesh.sim.program`). ``booksim`` False: the modified BookSim channel is not pipelined,
+so a link ``l`` times longer holds every flit ``l`` times longer (``flit_time * l``).
+``paper`` True: the wire latency is paid once per hop (``hop_latency * l``).
+
 Energy: ``energy_model`` names the energy model a result reports (a spec string of
 :mod:`supermesh.sim.energy`: ``dsent``, fitted to the reference's DSENT runs, or ``paper-text``,
 the paper's 1.75 pJ/bit per hop; its constants live there, not here).
@@ -139,6 +144,9 @@ PARAMETERS: dict[str, Parameter] = {
     "barrier_delay": Parameter("float", "AllReduce barrier between phases", _TIME, 0, _DELAY),
     "drain": Parameter("float", "end-of-run drain after the last delivery", _TIME, 0, _DELAY),
     "cut_through": Parameter("bool", "pipeline per packet instead of per chunk"),
+    "link_pipelined": Parameter(
+        "bool", "a longer link costs latency once per hop (true) or per flit"
+    ),
     "energy_model": Parameter("text", "energy model (set with --energy-model NAME,KEY=VALUE)"),
 }
 """Every :class:`SimParams` field: type, range, unit and meaning, checked in one place
@@ -221,6 +229,8 @@ class SimParams:
         Phase start times, the AllReduce barrier and the end-of-run drain.
     cut_through : bool
         Pipeline per packet instead of per chunk (a node forwards each packet as soon as it has it).
+    link_pipelined : bool
+        How an arc's ``latency`` enters its transfer time (see the module docstring).
     energy_model : str
         Energy model spec (:func:`supermesh.sim.energy.energy_model_from_text`).
 
@@ -249,6 +259,7 @@ class SimParams:
     barrier_delay: float = 1.0
     drain: float = 19.0
     cut_through: bool = False
+    link_pipelined: bool = False
     energy_model: str = "dsent"
 
     def __post_init__(self) -> None:
@@ -307,6 +318,7 @@ PRESETS: dict[str, SimParams] = {
         forward_start=0.0,
         barrier_delay=0.0,
         drain=0.0,
+        link_pipelined=True,
     ),
 }
 

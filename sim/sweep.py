@@ -32,6 +32,7 @@ __all__ = [
     "SweepCase",
     "build_trees",
     "checkpoint_path",
+    "read_checkpoint",
     "run_sweep",
     "sweep_cases",
     "tree_key",
@@ -341,6 +342,51 @@ def _read_checkpoint(path: Path, fingerprint: dict[str, Any]) -> dict[tuple[Any,
     return found
 
 
+def read_checkpoint(
+    path: str | Path, params: SimParams, *, time_limit: float = 60.0, fast_trees: bool = False
+) -> dict[tuple[Any, ...], dict[str, Any]] | None:
+    """The rows a killed sweep of these settings left in the checkpoint ``path``, by case.
+
+    Parameters
+    ----------
+    path : str or Path
+        A checkpoint of :func:`run_sweep`.
+    params, time_limit, fast_trees
+        The settings of the sweep to resume, as given to :func:`run_sweep`.
+
+    Returns
+    -------
+    dict or None
+        ``(spec, collective, algorithm, bytes) -> row`` (empty when there is no file); None
+        when the file holds a sweep of other settings or is no checkpoint, which
+        :func:`run_sweep` would start afresh (so a caller can refuse before anything is lost).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from supermesh.sim.presets import get_preset
+    >>> path = Path(tempfile.mkdtemp()) / "rows.jsonl"
+    >>> cases = sweep_cases(["mesh:2x2"], ["allgather"], ["ring"], [1 << 16])
+    >>> _ = run_sweep(cases, get_preset("booksim"), time_limit=5, checkpoint=path)
+    >>> list(read_checkpoint(path, get_preset("booksim"), time_limit=5))
+    [('mesh:2x2', 'allgather', 'ring', 65536)]
+    >>> read_checkpoint(path, get_preset("paper"), time_limit=5) is None
+    True
+    """
+    target = Path(path)
+    if not target.exists():
+        return {}
+    fingerprint = _fingerprint(params, time_limit, fast_trees)
+    try:
+        with target.open(encoding="utf-8") as fh:
+            head = json.loads(fh.readline())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if head != {"sweep": fingerprint}:
+        return None
+    return _read_checkpoint(target, fingerprint)
+
+
 def run_sweep(
     cases: Iterable[SweepCase],
     params: SimParams,
@@ -392,10 +438,10 @@ def run_sweep(
     Examples
     --------
     >>> from supermesh.sim.presets import get_preset
-    >>> rows = run_sweep(sweep_cases(["mesh:3x3"], ["allreduce"], ["tto"], [1 << 20]),
-    ...                  get_preset("booksim"))
-    >>> [(r["topology"], r["bytes"], r["error"]) for r in rows]
-    [('mesh:3x3', 1048576, None)]
+    >>> from supermesh.sim.sweep import sweep_cases
+    >>> cases = sweep_cases(["smbi:4x4"], ["allreduce"], ["pipeline"], [4 << 20])
+    >>> [row["time"] for row in run_sweep(cases, get_preset("booksim"), time_limit=10)]
+    [187859.5]
     """
     cases = list(cases)
     if checkpoint is None:

@@ -6,7 +6,9 @@ throughput bound with the rate and height of the throughput packing, how far it 
 from the cheapest design reaching its tree count, the family statement for all sizes where one is
 known, and the simulated AllReduce / ReduceScatter / AllGather times with speedups against the
 last topology given (the baseline), and their energy as a share of the baseline's (by the
-energy model named by ``energy_model``: ``dsent`` by default, see :mod:`supermesh.sim.energy`).
+energy model named by ``energy_model``: ``dsent`` by default, see :mod:`supermesh.sim.energy`),
+and the speedup against TACOS run on the same topology (the synthesiser a user would otherwise
+run, :mod:`supermesh.sim.baselines.tacos`).
 """
 
 from __future__ import annotations
@@ -89,6 +91,17 @@ def _sim_part(
             G, "pipeline", collective, nbytes, params, cache=cache, time_limit=time_limit
         )
         out[collective] = result.to_json(arcs=False)
+    tacos: dict[str, Any] = {}
+    for collective in COLLECTIVES:
+        tacos[collective] = _guarded(
+            partial(
+                lambda c: run_algorithm(G, "tacos", c, nbytes, params, cache=cache).to_json(
+                    arcs=False
+                ),
+                collective,
+            )
+        )
+    out["tacos"] = tacos
     return out
 
 
@@ -144,8 +157,10 @@ def build_report(
     dict
         ``topologies``: one object per spec with ``spec``, ``metrics``, ``trees``,
         ``family`` (all-sizes statement or null), ``design_gap`` and ``sim`` (one result per
-        collective); ``speedups``: per spec and collective, baseline time over this time;
-        ``energy_ratios``: per spec and collective, this energy over the baseline's.
+        collective, and under ``tacos`` TACOS's result per collective); ``speedups``: per spec
+        and collective, baseline time over this time; ``energy_ratios``: per spec and
+        collective, this energy over the baseline's; ``speedups_vs_tacos``: per spec and
+        collective, TACOS's time on that topology over this time.
 
     Raises
     ------
@@ -183,7 +198,18 @@ def build_report(
     if simulate:
         report["speedups"] = _speedups(entries)
         report["energy_ratios"] = _energy_ratios(entries)
+        report["speedups_vs_tacos"] = {
+            e["spec"]: {
+                c: _ratio(_time(e.get("sim", {}).get("tacos", {}), c), _time(e.get("sim", {}), c))
+                for c in COLLECTIVES
+            }
+            for e in entries
+        }
     return report
+
+
+def _ratio(base: float | None, time: float | None) -> float | None:
+    return round(base / time, 4) if base and time else None
 
 
 def _time(sim: dict[str, Any], collective: str) -> float | None:

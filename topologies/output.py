@@ -33,7 +33,7 @@ from pathlib import Path
 
 from supermesh.errors import InputFileError
 
-__all__ = ["ensure_directory", "write_files", "write_text_atomic"]
+__all__ = ["check_targets", "ensure_directory", "write_files", "write_text_atomic"]
 
 Data = str | bytes
 
@@ -142,6 +142,31 @@ def _write_through(plan: _Plan) -> None:
             view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
+
+
+def check_targets(paths: Sequence[str | Path]) -> None:
+    """Check that :func:`write_files` could write these paths, writing nothing.
+
+    For a command that works long before it writes (``sweep -o``): a missing folder or a path
+    that is a folder is refused before the work, not after it.
+
+    Raises
+    ------
+    InputFileError
+        As :func:`write_files` would, naming the path.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> check_targets([os.path.join(folder, "rows.csv")])
+    >>> check_targets([folder])
+    Traceback (most recent call last):
+    ...
+    supermesh.errors.InputFileError: cannot write ...: it is a folder
+    """
+    for path in paths:
+        _plan(path, b"")
 
 
 def write_files(items: Sequence[tuple[str | Path, Data]]) -> list[str]:

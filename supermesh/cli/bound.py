@@ -9,7 +9,13 @@ import click
 
 from supermesh.cli import EXIT_FINDINGS
 from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
-from supermesh.cli.options import ROOTS_HELP, check_roots, json_option, refuse_unused
+from supermesh.cli.options import (
+    ROOTS_HELP,
+    check_roots,
+    input_format_option,
+    json_option,
+    refuse_unused,
+)
 from supermesh.errors import SpecError
 from supermesh.topologies import compute_nodes
 from supermesh.trees.bounds.counts import check_roots as check_root_packing
@@ -58,6 +64,7 @@ def _collective_bound(G: Any, spec: str, collective: str, as_json: bool) -> None
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
+@input_format_option
 @click.option(
     "--roots",
     "roots_text",

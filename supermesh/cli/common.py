@@ -13,6 +13,7 @@ import click
 import networkx as nx
 from rich.console import Console
 
+from supermesh.cli.options import INPUT_FORMAT_KEY
 from supermesh.errors import InputFileError
 from supermesh.topologies import build
 
@@ -33,15 +34,21 @@ __all__ = [
 
 SPEC_HELP = (
     "SPEC is a topology spec (e.g. smbi:8x8, smalter:5x5, partial-smalter:6x6,io=east, "
-    "hexamesh:r2, mesh:4x4,memory=south; case does not matter) or a topology JSON file written "
-    "by `supermesh topo`. Exit status: 0 ok, 1 a negative answer or findings, 2 bad input "
-    "(nothing is written), 130 interrupted."
+    "hexamesh:r2, mesh:4x4,memory=south; case does not matter) or a topology file: JSON written "
+    "by `supermesh topo`, GraphML, DOT or BookSim anynet (by extension, else by its first "
+    "words, or as --input-format says where offered). Exit status: 0 ok, 1 a negative answer "
+    "or findings, 2 bad input (nothing is written), 130 interrupted."
 )
 
 
 def load_spec(spec: str) -> nx.MultiDiGraph:
-    """Build a topology from a spec or file (errors propagate as SupermeshError)."""
-    return build(spec)
+    """Build a topology from a spec or file, in the ``--input-format`` if the command got one
+    (:func:`supermesh.cli.options.input_format_option`).
+
+    Errors propagate as SupermeshError.
+    """
+    ctx = click.get_current_context(silent=True)
+    return build(spec, format=ctx.meta.get(INPUT_FORMAT_KEY) if ctx is not None else None)
 
 
 def load_document(path: str, parse: Any, what: str) -> Any:

@@ -19,14 +19,14 @@ from supermesh.cli.common import (
     write_outputs,
 )
 from supermesh.cli.options import (
-    Integer,
-    OutputPath,
     check_roots,
+    input_format_option,
     json_option,
     output_option,
     quiet_option,
     time_limit_option,
 )
+from supermesh.cli.values import Integer, OutputPath
 from supermesh.errors import SpecError
 from supermesh.trees.design.candidates import links_budget, parse_costs
 
@@ -136,6 +136,7 @@ def human(r: Any, n_span: int) -> list[str]:
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("base")
+@input_format_option
 @click.option("--add", "families", multiple=True, default=("perimeter-parallel",), help=_ADD_HELP)
 @click.option(
     "--target-trees", "trees", type=Integer(1, 10_000), required=True, help="Number of trees K."

@@ -10,7 +10,8 @@ from rich.table import Table
 
 from supermesh.cli import EXIT_FINDINGS
 from supermesh.cli.common import emit_json, progress_enabled, stderr_console, stdout_console
-from supermesh.cli.options import OutputPath, json_option, quiet_option
+from supermesh.cli.options import json_option, quiet_option
+from supermesh.cli.values import OutputPath
 
 
 @click.command()

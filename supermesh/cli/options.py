@@ -1,42 +1,37 @@
-"""Options every command declares the same way, and the one validator of every value typed.
+"""Options every command declares the same way: one name, one default, one help text.
 
-A number typed on the command line is read here and only here: ASCII digits (``'²'`` and other
-Unicode digits are refused), a bounded count of digits (no 5,000-digit integers reach ``int``),
-finite (``nan``, ``inf`` refused), inside the option's range; a refusal names the option as typed
-(``--time-limit``, ``--min-rate``) and says what it takes. The same holds for data sizes
-(:func:`supermesh.units.parse_size`), output paths (an empty ``-o ''`` is refused) and root lists
-(one grammar, :data:`ROOTS_HELP`).
+``--time-limit``, ``-o/--output``, ``--json``, ``-q/--quiet``, ``--scheduler`` / ``--workers`` and
+``--input-format`` are declared here for every command that has them, with the types of
+:mod:`supermesh.cli.values` (the one validator of every value typed); root lists have one grammar
+(:data:`ROOTS_HELP`, :func:`check_roots`), and an option typed where it would be ignored is
+refused (:func:`refuse_unused`).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import click
 
+from supermesh.cli.values import Integer, OutputPath, Real, Scheduler, option_name, shown
 from supermesh.errors import SpecError
-from supermesh.units import parse_size, parse_size_list
 
 __all__ = [
     "DEFAULT_TIME_LIMIT",
+    "INPUT_FORMAT_KEY",
     "ROOTS_HELP",
     "TIME_LIMIT_HELP",
-    "Integer",
-    "OutputPath",
-    "Real",
-    "Size",
-    "SizeList",
     "check_roots",
     "given",
+    "input_format_option",
     "json_option",
-    "option_name",
     "output_option",
     "quiet_option",
     "refuse_unused",
     "time_limit_option",
+    "workers_options",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -60,167 +55,49 @@ ROOTS_HELP = (
     "(0,5,10,15;1,6,11,12) where the command takes root sets."
 )
 
-_INT = re.compile(r"[+-]?[0-9]{1,30}")
-_REAL = re.compile(r"[+-]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?[0-9]{1,3})?")
+
+def workers_options(what: str, default: str = "1, serial") -> Callable[[F], F]:
+    """``--scheduler ADDRESS`` and ``--workers N``: where the independent tasks run (the two
+    together are refused by :func:`refuse_unused` in the command)."""
+
+    def add(command: F) -> F:
+        command = click.option(
+            "--workers",
+            type=Integer(1, 256),
+            help=f"Local worker processes for {what} (default: {default}; capped at the tasks "
+            "there are).",
+        )(command)
+        return click.option(
+            "--scheduler",
+            type=Scheduler(),
+            help=f"Run {what} on a dask.distributed cluster at this address, e.g. "
+            "tcp://host:8786 (its workers need supermesh installed).",
+        )(command)
+
+    return add
 
 
-def option_name(param: click.Parameter | None) -> str:
-    """The option as a user writes it in full (``--time-limit``), or the argument's name."""
-    if param is None:
-        return "value"
-    if isinstance(param, click.Option):
-        return max(param.opts, key=len)
-    return (param.name or "value").upper()
+INPUT_FORMAT_KEY = "supermesh.input_format"
+"""Where :func:`input_format_option` leaves the format (``click.Context.meta``)."""
 
 
-def _shown(value: Any) -> str:
-    text = str(value)
-    return repr(text if len(text) <= 40 else text[:37] + "...")
+def _remember_format(ctx: click.Context, _: click.Parameter, value: str | None) -> None:
+    if value:
+        ctx.meta[INPUT_FORMAT_KEY] = value
 
 
-class Integer(click.ParamType):
-    """A whole number in ``[low, high]``, ASCII digits only.
+def input_format_option(command: F) -> F:
+    """``--input-format``: the format of a topology file SPEC, in any case
+    (:func:`supermesh.cli.common.load_spec` applies it)."""
+    from supermesh.topologies.formats.read import INPUT_FORMATS
 
-    Examples
-    --------
-    >>> Integer(1, 8).convert("3", None, None)
-    3
-    >>> Integer(1, 8).convert("²", None, None)
-    Traceback (most recent call last):
-    ...
-    supermesh.errors.SpecError: value '²' is not a whole number
-    """
-
-    name = "integer"
-
-    def __init__(self, low: int, high: int, hint: str = "") -> None:
-        self.low, self.high, self.hint = low, high, hint
-
-    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
-        return "N"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            number = value
-        else:
-            text = str(value).strip()
-            if not _INT.fullmatch(text):
-                raise SpecError(
-                    f"{option_name(param)} {_shown(value)} is not a whole number",
-                    hint=self._accepts(param),
-                )
-            number = int(text)
-        if not self.low <= number <= self.high:
-            raise SpecError(
-                f"{option_name(param)} {_shown(value)} is out of range", hint=self._accepts(param)
-            )
-        return number
-
-    def _accepts(self, param: click.Parameter | None) -> str:
-        text = f"{option_name(param)} takes a whole number from {self.low:,} to {self.high:,}"
-        return text + (f" ({self.hint})" if self.hint else "")
-
-
-class Real(click.ParamType):
-    """A finite number in its range (``low`` excluded when ``low_open``).
-
-    Examples
-    --------
-    >>> Real(0, 10, low_open=True).convert("2.5", None, None)
-    2.5
-    >>> Real(0, 10, low_open=True).convert("nan", None, None)
-    Traceback (most recent call last):
-    ...
-    supermesh.errors.SpecError: value 'nan' is not a finite number
-    """
-
-    name = "number"
-
-    def __init__(self, low: float, high: float, *, low_open: bool = False, unit: str = "") -> None:
-        self.low, self.high, self.low_open, self.unit = low, high, low_open, unit
-
-    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
-        return "S" if self.unit == "seconds" else "X"
-
-    def convert(
-        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-    ) -> float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            number = float(value)
-        else:
-            text = str(value).strip()
-            if not _REAL.fullmatch(text):
-                raise SpecError(
-                    f"{option_name(param)} {_shown(value)} is not a finite number",
-                    hint=self._accepts(param),
-                )
-            number = float(text)
-        low_ok = number > self.low if self.low_open else number >= self.low
-        if not math.isfinite(number) or not low_ok or number > self.high:
-            raise SpecError(
-                f"{option_name(param)} {_shown(value)} is out of range", hint=self._accepts(param)
-            )
-        return number
-
-    def _accepts(self, param: click.Parameter | None) -> str:
-        low = f"more than {self.low:g}" if self.low_open else f"at least {self.low:g}"
-        unit = f" {self.unit}" if self.unit else ""
-        return f"{option_name(param)} takes a number {low} and at most {self.high:g}{unit}"
-
-
-class Size(click.ParamType):
-    """A data size (:func:`supermesh.units.parse_size`): ``4MiB``, ``1.5KiB``, ``4MB``."""
-
-    name = "size"
-
-    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
-        return "SIZE"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        return parse_size(value if isinstance(value, int) else str(value), what=option_name(param))
-
-
-class SizeList(click.ParamType):
-    """Sizes ``1MiB,4MiB`` or a doubling range ``1MiB:512MiB`` (:func:`parse_size_list`)."""
-
-    name = "sizes"
-
-    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
-        return "SIZES"
-
-    def convert(
-        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-    ) -> list[int]:
-        if isinstance(value, list):
-            return value
-        return parse_size_list(str(value), what=option_name(param))
-
-
-class OutputPath(click.ParamType):
-    """A path to write: not empty, not an existing directory (for a file).
-
-    Whether the folder exists and the file can be written is checked, for every file of a
-    command, before the first is written (:func:`supermesh.topologies.output.write_files`).
-    """
-
-    name = "path"
-
-    def __init__(self, directory: bool = False) -> None:
-        self.directory = directory
-
-    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
-        return "DIR" if self.directory else "FILE"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        text = str(value)
-        if not text.strip():
-            raise SpecError(
-                f"{option_name(param)} {text!r} is an empty path",
-                hint=f"give {option_name(param)} a {'folder' if self.directory else 'file'} name",
-            )
-        if "\0" in text:
-            raise SpecError(f"{option_name(param)} has a NUL byte in its path", hint="rename it")
-        return text
+    return click.option(
+        "--input-format",
+        type=click.Choice(INPUT_FORMATS, case_sensitive=False),
+        expose_value=False,
+        callback=_remember_format,
+        help="Format of a topology file SPEC (default: its extension, else its first words).",
+    )(command)
 
 
 def time_limit_option(extra: str = "") -> Callable[[F], F]:
@@ -336,17 +213,17 @@ def check_roots(
         raise SpecError(f"{option} {text!r} is empty", hint=hint)
     groups = tidy.split(";")
     if len(groups) > 1 and not sets:
-        raise SpecError(f"{option} {_shown(text)}: this command takes one root set", hint=hint)
+        raise SpecError(f"{option} {shown(text)}: this command takes one root set", hint=hint)
     for group in groups:
         if group in names:
             if len(groups) > 1 and group in ("free", "any"):
-                raise SpecError(f"{option} {_shown(text)}: {group} is not a root set", hint=hint)
+                raise SpecError(f"{option} {shown(text)}: {group} is not a root set", hint=hint)
             continue
         tokens = group.split(",")
         if any(not t for t in tokens):
-            raise SpecError(f"{option} {_shown(text)} has an empty entry", hint=hint)
+            raise SpecError(f"{option} {shown(text)} has an empty entry", hint=hint)
         bad = [t for t in tokens if not _ROOT_TOKEN.fullmatch(t)]
         if bad:
             what = "name" if bad[0].isalpha() else "node id"
-            raise SpecError(f"{option} {_shown(bad[0])} is not a root {what}", hint=hint)
+            raise SpecError(f"{option} {shown(bad[0])} is not a root {what}", hint=hint)
     return tidy

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import click
 from rich.table import Table
 
@@ -15,12 +13,13 @@ from supermesh.cli.common import (
     written_folder,
 )
 from supermesh.cli.options import (
-    Integer,
-    OutputPath,
     json_option,
     quiet_option,
+    refuse_unused,
     time_limit_option,
+    workers_options,
 )
+from supermesh.cli.values import OutputPath
 from supermesh.errors import SpecError
 from supermesh.trees.prove.family import FamilyProof, parse_family, parse_sizes, prove_family
 from supermesh.trees.prove.result import CHOICES, ChoiceProof
@@ -95,9 +94,6 @@ def _print(fp: FamilyProof, out_dir: str | None) -> None:
         )
 
 
-_SCHEDULER = re.compile(r"(?:(?:tcp|tls|inproc|ucx|ws|wss)://)?[A-Za-z0-9._\-\[\]:]+:[0-9]{1,5}")
-
-
 def _renamed(new: str) -> object:
     def refuse(ctx: click.Context, param: click.Parameter, value: object) -> None:
         if value is not None:
@@ -140,15 +136,12 @@ def _renamed(new: str) -> object:
     help="Write one certificate file per size into this folder (created if missing; files "
     "there are reused when they re-check).",
 )
-@click.option("--scheduler", help="dask.distributed scheduler address, e.g. tcp://host:8786.")
-@click.option(
-    "--workers",
-    type=Integer(1, 256),
-    help="Local worker processes (default: CPUs; 1: serial).",
-)
+@workers_options("the sizes", default="the CPUs; 1: serial")
 @time_limit_option("Here: per size and root choice (only where no closed form applies).")
 @quiet_option()
+@click.pass_context
 def prove(
+    ctx: click.Context,
     family: str,
     grids: str,
     roots: tuple[str, ...],
@@ -171,11 +164,8 @@ def prove(
     from supermesh.parallel import open_executor
     from supermesh.topologies.output import ensure_directory
 
-    if scheduler is not None and not _SCHEDULER.fullmatch(scheduler.strip()):
-        raise SpecError(
-            f"--scheduler {scheduler[:60]!r} is not a scheduler address",
-            hint="write it as tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786",
-        )
+    if scheduler is not None:
+        refuse_unused(ctx, ("workers",), "with --scheduler: the cluster's workers run the tasks")
     _, _, hexagonal = parse_family(family)
     size_list = parse_sizes(grids, hexagonal=hexagonal)
     choices = [c.strip().lower() for r in roots for c in r.split(",") if c.strip()]

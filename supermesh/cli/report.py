@@ -8,8 +8,13 @@ import click
 from rich.table import Table
 
 from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, status, stdout_console
-from supermesh.cli.options import Size, json_option, quiet_option, time_limit_option
+from supermesh.cli.options import (
+    json_option,
+    quiet_option,
+    time_limit_option,
+)
 from supermesh.cli.topo import metric_rows
+from supermesh.cli.values import Size
 from supermesh.report import COLLECTIVES, build_report
 from supermesh.units import format_size, plural
 
@@ -105,6 +110,7 @@ def _sim_rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
             t = doc.get("cycles")
             value = f"{t:,.0f} cycles" if t is not None else f"{doc['seconds'] * 1e6:,.1f} us"
             speed = report["speedups"][e["spec"]][c]
+            vs_tacos = report.get("speedups_vs_tacos", {}).get(e["spec"], {}).get(c)
             energy = report["energy_ratios"][e["spec"]][c]
             ratio = doc.get("ratio_to_bound")
             versus = e["spec"] != report["baseline"]
@@ -112,6 +118,7 @@ def _sim_rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
                 value
                 + (f", {speed:.2f}x faster" if speed and versus else "")
                 + (f", {energy:.2f}x the energy" if energy and versus else "")
+                + (f", {vs_tacos:.2f}x vs TACOS" if vs_tacos else "")
                 + (f", {ratio:.2f}x the cut bound" if ratio else "")
             )
         rows.append((c, cells))
@@ -183,7 +190,8 @@ def report(
     if not no_sim:
         table = Table(
             title=f"Simulated pipelined collectives, {format_size(nbytes)} ({preset} preset, "
-            f"{doc['energy_model']} energy; speedup and energy vs {doc['baseline']})"
+            f"{doc['energy_model']} energy; speedup and energy vs {doc['baseline']}, "
+            "speedup vs TACOS on the same topology)"
         )
         table.add_column("")
         for e in entries:

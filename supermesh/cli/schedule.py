@@ -31,19 +31,21 @@ from supermesh.cli.common import (
 )
 from supermesh.cli.options import (
     ROOTS_HELP,
-    Integer,
-    Size,
     check_roots,
+    input_format_option,
     output_option,
     quiet_option,
+    refuse_unused,
 )
+from supermesh.cli.values import Integer, Size
 from supermesh.errors import SpecError
 from supermesh.export.formats import format_for
 from supermesh.export.schedule import EXTENSIONS, FORMATS, schedule_text
+from supermesh.sim.tables import SYNTHESISERS, synthesised_schedule
 from supermesh.trees.model import read_packing
 from supermesh.trees.schedule.build import build_schedule
 from supermesh.trees.schedule.collective import COLLECTIVE_ALGORITHMS, collective_trees
-from supermesh.trees.schedule.model import COLLECTIVES, Schedule
+from supermesh.trees.schedule.model import COLLECTIVES, ROUTE_COLLECTIVES, Schedule
 
 __all__ = ["schedule"]
 
@@ -75,7 +77,10 @@ def _summary(schedule: Schedule) -> Table:
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
-@click.option("--collective", "-c", type=click.Choice(COLLECTIVES), required=True)
+@input_format_option
+@click.option(
+    "--collective", "-c", type=click.Choice(COLLECTIVES + ROUTE_COLLECTIVES), required=True
+)
 @click.option(
     "--trees",
     "tree_files",
@@ -86,11 +91,13 @@ def _summary(schedule: Schedule) -> Table:
 @click.option(
     "-a",
     "--algorithm",
-    type=click.Choice(COLLECTIVE_ALGORITHMS),
-    default="pipeline",
-    show_default=True,
-    help="Computed trees: pipeline, paper, tto (AllReduce) or throughput (RS/AG/AR: several "
-    "weighted trees per chiplet, all at once; trees per chiplet chosen for --size).",
+    type=click.Choice((*COLLECTIVE_ALGORITHMS, *SYNTHESISERS)),
+    default=None,
+    help="Computed trees: pipeline (default), paper, tto (AllReduce) or throughput (RS/AG/AR: "
+    "several weighted trees per chiplet, all at once; trees per chiplet chosen for --size); "
+    "tacos (RS/AG/AR: TACOS's synthesised trees, one per chunk, in its own per-link order); "
+    "teccl (RS/AG/AR/AllToAll: TE-CCL's loop body, a tree or route per chunk); direct "
+    "(AllToAll: one route per block).",
 )
 @click.option(
     "--roots",
@@ -144,32 +151,49 @@ def schedule(
     follows the -o extension: .csv (one row per chiplet and entry), .json (lossless) or .xml
     (MSCCL algorithm).
     """
+    synthesised = algorithm in SYNTHESISERS
+    if collective in ROUTE_COLLECTIVES and not synthesised:
+        raise SpecError(
+            "-c alltoall schedules point-to-point routes, not trees",
+            hint="use -a teccl or -a direct (and no --trees)",
+        )
+    if synthesised and tree_files:
+        raise SpecError(f"-a {algorithm} computes its own schedule", hint="drop --trees")
+    if synthesised and roots is not None:
+        raise SpecError(
+            f"-a {algorithm} chooses its own trees and routes (TACOS roots one at every chiplet)",
+            hint="drop --roots",
+        )
     if size and chunks:
         raise SpecError("--size and --chunks both set the chunk count", hint="give only one")
-    if tree_files and roots:
+    if tree_files and roots is not None:
         raise SpecError("--roots is for computed trees", hint="drop --roots or --trees")
-    if tree_files and algorithm != "pipeline":
-        raise SpecError("--algorithm is for computed trees", hint="drop --algorithm or --trees")
+    if tree_files:
+        refuse_unused(
+            ctx, ("algorithm",), "to --trees (the trees are given)", "drop -a/--algorithm"
+        )
+    algorithm = algorithm or "pipeline"
     fmt = format_for(output, fmt, EXTENSIONS) if output else (fmt or "json")
     if fmt != "msccl":
-        from supermesh.cli.options import refuse_unused
-
         refuse_unused(ctx, ("chunks_per_loop", "max_steps"), f"to {fmt} tables (MSCCL XML only)")
     if roots is not None:
         roots = check_roots(roots, sets=True)
     G = load_spec(spec)
     with status(f"{collective} tables on {spec}", quiet or not output):
-        if tree_files:
+        if synthesised:
+            sched = synthesised_schedule(G, collective, algorithm, nbytes=size, chunks=chunks)
+        elif tree_files:
             canonical = G.graph.get("spec", "")
             packings: Any = [
                 load_document(f, lambda f=f: read_packing(f, canonical), "tree file")
                 for f in tree_files
             ]
+            sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=size)
         else:
             packings = collective_trees(
                 G, collective, algorithm=algorithm, roots=roots, nbytes=size
             )
-        sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=size)
+            sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=size)
         msccl: dict[str, Any] = {"chunks_per_loop": chunks_per_loop}
         if fmt == "msccl":
             from supermesh.export.msccl import MscclLimits

@@ -17,18 +17,20 @@ from supermesh.cli.common import (
 )
 from supermesh.cli.options import (
     ROOTS_HELP,
-    Size,
     check_roots,
+    input_format_option,
     json_option,
     quiet_option,
     refuse_unused,
     time_limit_option,
 )
 from supermesh.cli.params import preset_options
+from supermesh.cli.values import Size
 from supermesh.errors import InputFileError, SpecError
-from supermesh.sim import COLLECTIVES, SimResult
+from supermesh.sim import SIM_COLLECTIVES, SimResult
 from supermesh.sim.algorithms import (
     ALGORITHMS,
+    TECCL,
     THROUGHPUT,
     TREE_ALGORITHMS,
     run_algorithm,
@@ -36,7 +38,7 @@ from supermesh.sim.algorithms import (
 from supermesh.sim.energy import ENERGY_MODELS, energy_model_from_text
 from supermesh.sim.presets import params_from_text
 from supermesh.trees.model import TreePacking, read_packing
-from supermesh.units import format_energy, format_size
+from supermesh.units import format_energy, format_size, plural
 
 __all__ = ["read_packings", "result_rows", "sim"]
 
@@ -114,16 +116,27 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
             rows.append(("trees at once / height", f"{meta['trees']} / {max(meta['heights'])} max"))
         else:
             rows.append(("tree sets / heights", f"{meta['sets']} / {max(meta['heights'])} max"))
+    for phase, t in meta.get("teccl", {}).items():
+        stopped = ", time limit" if t.get("stopped") else ""
+        rows.append(
+            (
+                f"TE-CCL {phase} loop body",
+                f"{plural(t['chunks_per_source'], 'chunk')} a source, "
+                f"{plural(t['epochs'], 'epoch')}, {t['status']} "
+                f"(lower bound {t['lower_bound']}, {t['method']}{stopped})",
+            )
+        )
     rows.append(("transfers", f"{meta.get('transfers', 0):,}"))
     return rows
 
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
+@input_format_option
 @click.option(
     "-c",
     "--collective",
-    type=click.Choice(COLLECTIVES),
+    type=click.Choice(SIM_COLLECTIVES),
     default="allreduce",
     show_default=True,
     help="Which collective.",
@@ -203,10 +216,12 @@ def sim(
                 hint="drop --algorithm or use --algorithm pipeline",
             )
         refuse_unused(ctx, ("roots", "time_limit"), "with --trees: the trees are given")
+    elif collective == "alltoall":
+        refuse_unused(ctx, ("roots",), "to -c alltoall: it sends point-to-point, not on trees")
     elif algorithm is not None and algorithm not in TREE_ALGORITHMS:
         why = f"to -a {algorithm}: it builds no trees of given roots"
-        names = ("roots",) if algorithm == THROUGHPUT else ("roots", "time_limit")
-        refuse_unused(ctx, names, why)
+        solves = algorithm in (THROUGHPUT, TECCL)  # these two search with CP-SAT
+        refuse_unused(ctx, ("roots",) if solves else ("roots", "time_limit"), why)
     if roots is not None:
         roots = check_roots(roots, sets=True)
     G = load_spec(spec)

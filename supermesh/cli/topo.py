@@ -13,7 +13,8 @@ from supermesh.cli.common import (
     stdout_console,
     write_outputs,
 )
-from supermesh.cli.options import OutputPath, json_option, output_option, quiet_option
+from supermesh.cli.options import input_format_option, json_option, output_option, quiet_option
+from supermesh.cli.values import OutputPath
 from supermesh.errors import SpecError
 from supermesh.export.formats import format_for
 from supermesh.export.topology import FORMATS
@@ -24,6 +25,7 @@ _EXTENSIONS = {"json": "json", "anynet": "anynet", "dot": "dot", "gv": "dot", "g
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
+@input_format_option
 @json_option("the topology and its metrics")
 @output_option("Write the topology here: json, anynet, dot or graphml, by extension or --format")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Format of -o (default: ext).")

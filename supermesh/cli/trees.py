@@ -28,17 +28,16 @@ from supermesh.cli.common import (
 )
 from supermesh.cli.options import (
     ROOTS_HELP,
-    Integer,
-    OutputPath,
-    Real,
     check_roots,
     given,
+    input_format_option,
     json_option,
     output_option,
     quiet_option,
     refuse_unused,
     time_limit_option,
 )
+from supermesh.cli.values import Integer, OutputPath, Real
 from supermesh.errors import SpecError
 from supermesh.trees.bounds.explain import packing_proof
 from supermesh.trees.model import TreePacking
@@ -273,6 +272,7 @@ def _print_root_sets(p: TreePacking) -> None:
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
+@input_format_option
 @click.option("--roots", "roots_text", default=None, help=ROOTS_HELP + _ROOTS_HERE)
 @click.option("--root-sets", "root_sets_flag", is_flag=True, help=_ROOT_SETS_HELP)
 @click.option("--throughput", "throughput_flag", is_flag=True, help=_THROUGHPUT_HELP)

@@ -306,6 +306,17 @@ def save_figure(
     ------
     SupermeshError
         On an unknown extension or a path that cannot be written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from supermesh.draw import draw_topology
+    >>> from supermesh.topologies import build
+    >>> path = Path(tempfile.mkdtemp()) / "mesh.svg"
+    >>> save_figure(draw_topology(build("mesh:2x2")), path)
+    >>> path.read_text()[:5]
+    '<?xml'
     """
     from supermesh.topologies.output import write_files
 

@@ -36,8 +36,15 @@ SPECS = ["mesh:2x2", "smbi:3x3", "smalter:3x3", "mesh:3x3,memory=south", "hexame
          "cmesh:4x4", "smuni:3x3", "SMBi:3X3", "hexamesh:²", "smalter:5x5,corners=²",
          f"mesh:{NINES}x4", "nosuch:3x3", "mesh", "", "mesh:0x0", "torus:3x3",
          "partial-smbi:3x3,io=up"]  # fmt: skip
-COLLECTIVES = ["allreduce", "reducescatter", "allgather", "broadcast", "reduce", "", "nosuch"]
-ALGORITHMS = ["pipeline", "tto", "paper", "throughput", "ring", "direct", "multitree", "x"]
+COLLECTIVES = ["allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall", "",
+               "nosuch", "AllGather"]  # fmt: skip
+ALGORITHMS = ["pipeline", "tto", "paper", "throughput", "ring", "direct", "multitree", "tacos",
+              "teccl", "x"]  # fmt: skip
+FORMATS = ["json", "graphml", "dot", "anynet", "DOT", "x", ""]
+ENERGY = ["dsent", "paper-text", "x", "", "dsent,foo=1", "dsent,router_static_w=-1",
+          "dsent,router_static_w=nan", "paper-text,link_pj_per_bit=²"]  # fmt: skip
+WORKERS = ["1", "2", "0", "-1", "²", NINES, ""]
+SCHEDULERS = ["not a url", "", "tcp://", "tcp://host", "²", "tcp://127.0.0.1:99999999"]
 SETS = ["flit_time=abc", "hop_latency=-100", "name=foo", "flit_time=1e308", "chunk_bytes=1.5",
         "unit=parsec", "cut_through=maybe", "drain=0", "hop_latency=12", "=", "x", "drain=²",
         "header_flits=99999999999999999999", "flit_time=nan", "report=seconds"]  # fmt: skip
@@ -66,6 +73,9 @@ def _files(root: Path) -> dict[str, list[str]]:
         put("dupkey.json", '{"a": 1, "a": 2}'),
         put("cut.json", '{"format": "supermesh-trees", "sets": ['),
         put("pic.png", b"\x89PNG\r\n\x1a\n\0\0\0"),
+        put("binary.graphml", b"<graphml\0\0\xff"),
+        put("cut.dot", "digraph { 0 -> "),
+        put("latin1.anynet", "router 0 node caf\xe9".encode("latin-1")),
         str(root / "missing.json"),
         str(root),  # a folder
     ]
@@ -119,33 +129,43 @@ def _outputs(outdir: Path, ext: str) -> list[str]:
 def _options(command: str, files: dict[str, list[str]], outdir: Path) -> dict[str, list[str]]:
     any_file = files["unreadable"] + files["sound"] + files["damaged"]
     common = {"--json": [], "--quiet": []}
+    spec_file = {"--input-format": FORMATS}
     table: dict[str, dict[str, list[str]]] = {
         "topo": {"-o": _outputs(outdir, "json"), "--format": ["json", "dot", "x"],
-                 "--draw": _outputs(outdir, "png")},
+                 "--draw": _outputs(outdir, "png"), **spec_file},
         "bound": {"--roots": ROOTS, "--direction": ["out", "in", "x"], "--distinct": [],
-                  "--collective": ["allgather", "allreduce", "x"]},
+                  "--collective": ["allgather", "allreduce", "x"], **spec_file},
         "trees": {"--roots": ROOTS, "--k": INTS, "--method": ["cpsat", "construct", "tto", "x"],
                   "--time-limit": TIME_LIMITS, "--max-height": INTS, "-o": _outputs(outdir, "json"),
                   "--throughput": [], "--parts": [*INTS, "auto"], "--min-rate": REALS,
-                  "--direction": ["in", "out"], "--draw": _outputs(outdir, "png")},
+                  "--direction": ["in", "out"], "--draw": _outputs(outdir, "png"), **spec_file},
         "sim": {"-c": COLLECTIVES, "--size": SIZES, "-a": ALGORITHMS, "--set": SETS,
                 "--trees": any_file, "--roots": ROOTS, "--time-limit": TIME_LIMITS,
-                "--no-links": [], "--preset": ["booksim", "paper", "x"]},
+                "--no-links": [], "--preset": ["booksim", "paper", "x"],
+                "--energy-model": ENERGY, **spec_file},
         "schedule": {"-c": COLLECTIVES, "--size": SIZES, "--chunks": INTS, "--trees": any_file,
                      "--roots": ROOTS, "-o": _outputs(outdir, "csv") + _outputs(outdir, "xml"),
-                     "--max-steps": INTS, "--chunks-per-loop": INTS},
+                     "--max-steps": INTS, "--chunks-per-loop": INTS,
+                     "-a": [*ALGORITHMS, "tacos", "teccl", "direct"], **spec_file},
         "verify": {},
         "sweep": {"--sizes": [*SIZES, "1KiB:4KiB", "4KiB:1KiB", ","], "-c": COLLECTIVES,
-                  "-a": [*ALGORITHMS, "ring,direct", ","], "--set": SETS,
-                  "--per-chiplet": SIZES, "-o": _outputs(outdir, "csv")},
+                  "-a": [*ALGORITHMS, "ring,direct", "ring,tacos", ","], "--set": SETS,
+                  "--per-chiplet": SIZES, "-o": _outputs(outdir, "csv"),
+                  "--energy-model": ENERGY, "--no-compare": [], "--compare": [],
+                  "--workers": WORKERS, "--scheduler": SCHEDULERS,
+                  "--time-limit": TIME_LIMITS},
         "prove": {"--roots": ["corners", "sides", "free", "x", "", ","],
-                  "--time-limit": TIME_LIMITS, "--workers": ["1", "0", "-1", "²", NINES],
+                  "--time-limit": TIME_LIMITS, "--workers": WORKERS, "--scheduler": SCHEDULERS,
                   "--direction": ["in", "out"], "-o": _outputs(outdir, "d")},
         "design": {"--add": ["perimeter-parallel", "diagonal", "0-1", "x", ""],
                    "--roots": [*ROOTS, "any"], "--max-links": INTS, "--max-radix": INTS,
                    "--cost": ["diagonal=2", "foo=1", "0-1=3", "=", "x=²"],
                    "--time-limit": TIME_LIMITS, "--max-height": INTS,
-                   "-o": _outputs(outdir, "json")},
+                   "-o": _outputs(outdir, "json"), **spec_file},
+        "report": {"--size": SIZES, "--preset": ["booksim", "paper", "x"],
+                   "--energy-model": ENERGY, "--no-sim": [], "--time-limit": TIME_LIMITS},
+        "gallery": {"-o": _outputs(outdir, "d"), "--gallery": [*any_file, "/nonexistent"],
+                    "--only": ["nosuch", "²"], "--quick": []},
     }  # fmt: skip
     return common | table[command]
 
@@ -163,6 +183,11 @@ HEADS: dict[str, tuple[list[str], list[str]]] = {
     "prove": (["smbi", "mesh", "smalter,corners=4", "hexamesh", "smbi:8x8", "nosuch", ""],
               ["--grids", "2..3", "--workers", "1", "--time-limit", "2"]),
     "design": (["mesh:2x2", "mesh:3x3", "nosuch:3x3"], ["--target-trees", "2"]),
+    # report: the design comparison is the slow part and has its own tests; gallery: only
+    # scripts that do not exist, so that a sound call stays quick
+    "report": (["mesh:2x2", "smbi:3x3", "nosuch:3x3", "SMBi:3X3", "", "mesh:2x2,bandwidth=-1"],
+               ["--no-design", "--size", "64KiB", "--time-limit", "2"]),
+    "gallery": ([], ["--only", "no_such_script"]),
 }  # fmt: skip
 
 
@@ -196,8 +221,10 @@ def command_lines(draw: Any, command: str, files: dict[str, list[str]], outdir: 
         head = [draw(st.sampled_from(any_file))]
     elif command in ("topo", "bound", "sim", "trees") and draw(st.booleans()):
         head = [draw(st.sampled_from(any_file))]  # a file where a spec goes
-    elif command == "sweep":
+    elif command in ("sweep", "report"):
         head = draw(st.lists(st.sampled_from(heads), min_size=1, max_size=3))
+    elif command == "gallery":
+        head = []
     else:
         head = [draw(st.sampled_from(heads))]
     argv = [command, *head, *needed]
@@ -233,15 +260,22 @@ READERS = {
     "bound": ["bound", "{}"],
     "sim": ["sim", "smbi:3x3", "--trees", "{}", "--no-links", "--json"],
     "schedule": ["schedule", "smbi:3x3", "-c", "allreduce", "--trees", "{}"],
+    "schedule -a": ["schedule", "{}", "-c", "alltoall", "-a", "direct", "--chunks", "1"],
+    "sweep": ["sweep", "{}", "--sizes", "64KiB", "-a", "ring", "--no-compare", "--json"],
 }
+# bound reads damaged topologies as topo, schedule -a and sweep do, without the slow metrics
+# and simulations
+KINDS = [
+    (kind, reader)
+    for kind in ("unreadable", "damaged", "sound")
+    for reader in sorted(READERS)
+    if not (kind == "damaged" and reader in ("topo", "schedule -a", "sweep"))
+]
 
 
-@pytest.mark.parametrize("reader", sorted(READERS))
-@pytest.mark.parametrize("kind", ["unreadable", "damaged", "sound"])
+@pytest.mark.parametrize(("kind", "reader"), KINDS)
 def test_every_file_everywhere(kind, reader, files):
     """Each file given to each command that reads one: unreadable input is exit 2, always."""
-    if kind == "damaged" and reader == "topo":
-        pytest.skip("bound reads damaged topologies the same way, without the slow metrics")
     # a damaged file goes to verify and to the commands that read its kind
     reads = {"bound": ("topology",), "sim": ("trees",), "schedule": ("trees",)}
     for path in files[kind]:

@@ -204,6 +204,14 @@ def test_hexamesh_hint_names_something_trees_accepts(capsys):
         (["topo", "smbi:4x4", "--format", "dot"], "--format applies to -o"),
         (["schedule", "smbi:4x4", "-c", "allreduce", "--max-steps", "8"], "--max-steps"),
         (["bound", "smbi:4x4", "--collective", "allgather", "--roots", "0"], "--roots"),
+        (["sim", "mesh:2x2", "-c", "alltoall", "--roots", "0"], "--roots does not apply to -c"),
+        (["sim", "mesh:2x2", "-a", "tacos", "--time-limit", "5"], "--time-limit does not apply"),
+        (["schedule", "mesh:2x2", "-c", "allreduce", "-a", "tacos", "--roots", "0"], "own trees"),
+        (["schedule", "mesh:2x2", "-c", "alltoall"], "point-to-point routes, not trees"),
+        (["schedule", "mesh:2x2", "-c", "allgather", "-a", "direct"], "AllToAll tables"),
+        (["sweep", "mesh:2x2", "--format", "csv"], "--format does not apply without -o"),
+        (["sweep", "mesh:2x2", "--scheduler", "tcp://h:1", "--workers", "2"], "--workers does"),
+        (["prove", "smbi", "--scheduler", "tcp://h:1", "--workers", "2"], "--workers does not"),
     ],
     ids=lambda v: " ".join(v)[:40],
 )
@@ -280,3 +288,12 @@ def test_a_topology_file_with_a_bad_bandwidth_is_refused(capsys, tmp_path, value
     code, out, err = run(capsys, "sim", str(path), "-a", "ring")
     assert_refused(code, out, err)
     assert "bandwidth" in err or "too large" in err
+
+
+def test_input_format_takes_any_case(capsys, tmp_path):
+    path = tmp_path / "chip.txt"  # an extension that names no format
+    assert run(capsys, "topo", "mesh:2x2", "-o", str(path), "--format", "dot")[0] == 0
+    code, out, err = run(capsys, "topo", str(path), "--input-format", "DOT", "--json")
+    assert code == 0, err
+    assert len(json.loads(out)["nodes"]) == 4
+    assert_refused(*run(capsys, "topo", str(path), "--input-format", "xml"), "--input-format")

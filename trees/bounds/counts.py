@@ -71,6 +71,14 @@ class RootsBound:
         the set is entered by ``a`` arcs but ``r`` trees have their root outside it.
     exact : bool
         Whether ``feasible`` is a proven answer (see the module docstring).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.bounds import check_roots
+    >>> answer = check_roots(build("mesh:4x4"), [0, 3, 15, 12])
+    >>> answer.feasible, answer.certificate
+    (False, {'set': [0], 'entering_arcs': 2, 'required': 3})
     """
 
     roots: tuple[int, ...]
@@ -109,6 +117,14 @@ class CountBound:
         (Frank). See :func:`max_trees_free` for the ``"cut-family"`` kind (distinct roots).
     direction : {"out", "in"}
     exact : bool
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.bounds import max_trees_free
+    >>> count = max_trees_free(build("smbi:3x3"))
+    >>> count.max_trees, count.roots, count.certificate["required"]
+    (5, (0, 2, 4, 6, 8), 18)
     """
 
     max_trees: int

@@ -57,6 +57,12 @@ class FamilyProof:
         ``statement``, ``argument``, ``applies``, ``construction``, ``checked`` (sizes of the
         range that are proven and agree with it), ``contradicted`` and ``not_covered``; ``None``
         when no all-sizes argument is known for this family.
+
+    Examples
+    --------
+    >>> proof = prove_family("smbi", "3..4", roots=["corners"], time_limit=10)
+    >>> [(s.size, s.max_trees) for s in proof.sizes]
+    [('3x3', 5), ('4x4', 4)]
     """
 
     family: str
