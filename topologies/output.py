@@ -198,7 +198,7 @@ def write_files(items: Sequence[tuple[str | Path, Data]]) -> list[str]:
     Traceback (most recent call last):
     ...
     supermesh.errors.InputFileError: cannot write ...b.txt: the folder ... does not exist
-    >>> os.path.exists(a), write_files([(a, "one")]), open(a).read()
+    >>> os.path.exists(a), write_files([(a, "one")]), Path(a).read_text()
     (False, [...], 'one')
     """
     plans = [_plan(path, data) for path, data in items]

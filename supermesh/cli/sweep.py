@@ -49,7 +49,7 @@ from supermesh.sim.sweep import (
     ROW_FIELDS,
     SweepCase,
     checkpoint_path,
-    read_checkpoint,
+    checkpoint_rows,
     run_sweep,
     sweep_cases,
 )
@@ -175,7 +175,7 @@ def _checkpoint(
     if os.path.exists(real) and not os.path.isfile(real):
         return None, 0
     path = checkpoint_path(output)
-    done = read_checkpoint(path, params, time_limit=time_limit)
+    done = checkpoint_rows(path, params, time_limit=time_limit)
     if done is None:
         raise InputFileError(
             f"{path} holds the rows of a sweep with other settings (--preset, --set, "
