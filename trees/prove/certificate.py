@@ -19,7 +19,8 @@ import networkx as nx
 
 from supermesh.errors import InputFileError, SupermeshError
 from supermesh.topologies import build
-from supermesh.topologies.io import read_json_file, write_text_atomic
+from supermesh.topologies.io import read_json_file
+from supermesh.topologies.output import write_text_atomic
 from supermesh.trees.model import TreePacking
 from supermesh.trees.prove.result import FORMAT, SizeTask
 
