@@ -17,6 +17,7 @@ from typing import Any
 
 from supermesh.errors import InputFileError
 from supermesh.topologies.spec import build, parse_spec
+from supermesh.verify.claims import UNPROVEN, Claim, verdict_word
 from supermesh.verify.findings import Finding
 
 __all__ = [
@@ -41,12 +42,15 @@ class FileReport:
     ----------
     source : str
         The file (or a label for an in-memory document).
-    kind : {"topology", "trees", "schedule"}
+    kind : {"topology", "design", "trees", "schedule", "proof", "sweep"}
     summary : str
         One line describing what was checked.
     findings : tuple of Finding
+        Every unproven claim is among them as a ``claim-unproven`` warning.
     extra : dict
         Further JSON-ready results (``"deadlock"``: the deadlock report of a schedule).
+    claims : tuple of Claim
+        The file's claims verify judged: re-derived or unproven (:mod:`supermesh.verify.claims`).
     """
 
     source: str
@@ -54,23 +58,37 @@ class FileReport:
     summary: str
     findings: tuple[Finding, ...]
     extra: dict[str, Any] = field(default_factory=dict)
+    claims: tuple[Claim, ...] = ()
 
     @property
     def ok(self) -> bool:
         """No finding of severity error."""
         return not any(f.is_error for f in self.findings)
 
+    @property
+    def unproven(self) -> tuple[Claim, ...]:
+        """The claims verify could not re-derive."""
+        return tuple(c for c in self.claims if c.verdict == UNPROVEN)
+
+    @property
+    def verdict(self) -> str:
+        """``OK``, ``OK (N claims unproven)`` or ``FAILED`` (:func:`verdict_word`)."""
+        return verdict_word(self.ok, self.claims)
+
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict: source, kind, summary, ok, error and warning counts, findings."""
+        """JSON-ready dict: source, kind, summary, verdict, counts, findings and claims."""
         n_err = sum(f.is_error for f in self.findings)
         return {
             "file": self.source,
             "kind": self.kind,
             "summary": self.summary,
             "ok": self.ok,
+            "verdict": self.verdict,
             "errors": n_err,
             "warnings": len(self.findings) - n_err,
+            "unproven": len(self.unproven),
             "findings": [f.to_json() for f in self.findings],
+            "claims": [c.to_json() for c in self.claims],
             **self.extra,
         }
 

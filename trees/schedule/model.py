@@ -244,8 +244,9 @@ class Schedule:
         if not isinstance(doc["topology"], str) or not doc["topology"]:
             raise InputFileError(f"{source} topology must name a spec or a topology file")
         chunks = json_count(doc["chunks"], f"{source} chunks", minimum=1)
-        chunk_bytes = json_count(doc.get("chunk_bytes", CHUNK_BYTES), f"{source} chunk_bytes",
-                                 minimum=1)  # fmt: skip
+        chunk_bytes = json_count(
+            doc.get("chunk_bytes", CHUNK_BYTES), f"{source} chunk_bytes", minimum=1
+        )
         nbytes = json_count(doc.get("nbytes"), f"{source} nbytes", minimum=1, optional=True)
         barrier = doc.get("barrier", False)
         if not isinstance(barrier, bool):

@@ -76,26 +76,44 @@ def tree_finding(
     )
 
 
-def _deps_check(e: ScheduleEntry, need: list[ScheduleEntry], what: str) -> list[Finding]:
+def _deps_check(
+    e: ScheduleEntry, need: list[ScheduleEntry], what: str, entries: int
+) -> list[Finding]:
+    """``e.deps`` must be exactly the entries of ``need`` (the documented set)."""
     missing = sorted(d.id for d in need if d.id not in e.deps)
-    if not missing:
-        return []
-    return [
-        tree_finding(
-            "deps-incomplete",
-            e,
-            f"entry {e.id} ({e.src}->{e.dst}) sends before {what}: "
-            f"it does not wait for entries {missing}",
-            entry=e.id,
-            node=e.src,
+    # ids naming no entry are dep-missing findings of the table check, not repeated here
+    extra = sorted(d for d in set(e.deps) - {d.id for d in need} if 0 <= d < entries)
+    found = []
+    if missing:
+        found.append(
+            tree_finding(
+                "deps-incomplete",
+                e,
+                f"entry {e.id} ({e.src}->{e.dst}) sends before {what}: "
+                f"it does not wait for entries {missing}",
+                entry=e.id,
+                node=e.src,
+            )
         )
-    ]
+    if extra:
+        found.append(
+            tree_finding(
+                "dep-extra",
+                e,
+                f"entry {e.id} ({e.src}->{e.dst}) waits for entries {extra}, which are not the "
+                f"deliveries it needs (deps lists exactly those: {sorted(d.id for d in need)})",
+                entry=e.id,
+                node=e.src,
+            )
+        )
+    return found
 
 
 def _out_flow(
     es: list[ScheduleEntry],
     ranks: set[int],
     gathered: list[ScheduleEntry] | None,
+    entries: int,
 ) -> list[Finding]:
     found: list[Finding] = []
     head = typical_entry(es)
@@ -126,8 +144,7 @@ def _out_flow(
     for e in es:
         if e.src == root:
             op = "send"
-            if gathered is not None:
-                found += _deps_check(e, gathered, "the root has reduced the chunks")
+            found += _deps_check(e, gathered or [], "the root has reduced the chunks", entries)
         else:
             op = "recv-send"
             if not into.get(e.src):
@@ -140,7 +157,9 @@ def _out_flow(
                         node=e.src,
                     )
                 )
-            found += _deps_check(e, into.get(e.src, []), f"node {e.src} has received the chunks")
+            found += _deps_check(
+                e, into.get(e.src, []), f"node {e.src} has received the chunks", entries
+            )
         if (e.op, e.on_recv) != (op, "store"):
             found.append(
                 tree_finding(
@@ -158,10 +177,22 @@ def _out_flow(
                     "depth-mismatch",
                     e,
                     f"entry {e.id} says depth {e.depth}, node {e.dst} is at depth {depth[e.dst]}",
-                    "warning",
                     entry=e.id,
                 )
             )
+    for v in sorted(set(into) - ranks - set(out_of)):
+        found.append(
+            tree_finding(
+                "relay-leaf",
+                into[v][0],
+                f"node {v} is not a rank but receives these chunks and forwards them to nobody: "
+                "a chiplet that takes no part may only relay",
+                entry=into[v][0].id,
+                node=v,
+            )
+        )
+    if root not in ranks:
+        found.append(tree_finding("roots-mismatch", head, f"root {root} is not a rank", node=root))
     lost = sorted(ranks - set(depth))
     if lost:
         found.append(
@@ -175,7 +206,7 @@ def _out_flow(
     return found
 
 
-def _in_flow(es: list[ScheduleEntry], ranks: set[int]) -> list[Finding]:
+def _in_flow(es: list[ScheduleEntry], ranks: set[int], entries: int) -> list[Finding]:
     found: list[Finding] = []
     head = typical_entry(es)
     root = head.root
@@ -194,7 +225,7 @@ def _in_flow(es: list[ScheduleEntry], ranks: set[int]) -> list[Finding]:
             )
     for e in es:
         inputs = into.get(e.src, [])
-        found += _deps_check(e, inputs, f"node {e.src} has all its inputs")
+        found += _deps_check(e, inputs, f"node {e.src} has all its inputs", entries)
         if not inputs and e.src not in ranks:
             # a relay that receives nothing has no data: its send carries nothing to reduce
             found.append(
@@ -280,10 +311,11 @@ def _in_flow(es: list[ScheduleEntry], ranks: set[int]) -> list[Finding]:
                     "depth-mismatch",
                     e,
                     f"entry {e.id} says depth {e.depth}, node {e.src} is at depth {depth[e.src]}",
-                    "warning",
                     entry=e.id,
                 )
             )
+    if root not in ranks:
+        found.append(tree_finding("roots-mismatch", head, f"root {root} is not a rank", node=root))
     return found
 
 
@@ -300,9 +332,9 @@ def check_tree_flows(s: Schedule, ranks: list[int]) -> list[Finding]:
     Returns
     -------
     list of Finding
-        ``deps-incomplete``, ``op-mismatch``, ``depth-mismatch`` (warning), ``received-twice``,
-        ``chunk-undelivered``, ``root-sends``, ``cycle``, ``chunk-incomplete``,
-        ``double-count``.
+        ``deps-incomplete``, ``dep-extra``, ``op-mismatch``, ``depth-mismatch``,
+        ``received-twice``, ``chunk-undelivered``, ``relay-leaf``, ``roots-mismatch``,
+        ``root-sends``, ``cycle``, ``chunk-incomplete``, ``double-count``.
 
     Examples
     --------
@@ -327,10 +359,10 @@ contributions of ranks [4]']
                     reduced[(e.root, e.chunk_first, e.chunk_last)].append(e)
     for (phase, _, _), es in groups.items():
         if phase in IN_PHASES:
-            found += _in_flow(es, rank_set)
+            found += _in_flow(es, rank_set, len(s.entries))
         else:
             head = typical_entry(es)
             key = (head.root, head.chunk_first, head.chunk_last)
             gathered = reduced.get(key, []) if s.collective == "allreduce" else None
-            found += _out_flow(es, rank_set, gathered)
+            found += _out_flow(es, rank_set, gathered, len(s.entries))
     return found

@@ -43,11 +43,17 @@ from supermesh.trees.model import TreePacking
 from supermesh.verify.findings import Finding
 
 __all__ = [
+    "KINDS",
     "check_certificate",
     "check_edmonds_certificate",
     "check_frank_certificate",
     "crossing_arcs",
 ]
+
+
+KINDS = (None, "subpartition", "cut-family", "eccentricity", "solver", "root-sets")
+"""The certificate kinds a tree file may carry (``None``: an Edmonds cut or a Frank
+subpartition, told apart by ``set`` / ``sets``)."""
 
 
 def _span(G: nx.MultiDiGraph, span: Iterable[int] | None) -> set[int]:
@@ -294,18 +300,25 @@ def check_certificate(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]
         return [Finding("certificate-missing", "there is no certificate")]
     if not isinstance(cert, dict):
         return _malformed("is not an object")
-    if cert.get("kind") == "eccentricity":
+    kind = cert.get("kind")
+    if kind not in KINDS:
+        return _malformed(f"kind {kind!r} is not one of {', '.join(map(str, KINDS[1:]))}")
+    if kind == "eccentricity":
         return _check_eccentricity_certificate(G, cert, packing)
-    if cert.get("kind") == "solver":
-        # a solver's infeasibility proof cannot be recounted here; say so instead of trusting it
-        return [
-            Finding(
-                "certificate-unchecked",
-                f"infeasibility rests on {cert.get('solver', 'a solver')}'s proof "
-                f"(max height {cert.get('max_height')}), which cannot be re-checked by counting",
-                severity="warning",
-            )
-        ]
+    if kind == "solver":
+        # a solver's proof cannot be recounted: the claim is reported unproven, not accepted
+        return []
+    from supermesh.verify.trees.families import check_cut_family, check_root_sets_certificate
+
+    if kind == "cut-family":
+        return check_cut_family(G, cert, direction=packing.direction, span=packing.span)[0]
+    if kind == "root-sets":
+        k = cert.get("required")
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            return _malformed("a root-set certificate must state 'required' (the set size)")
+        return check_root_sets_certificate(
+            G, k, cert, direction=packing.direction, span=packing.span
+        )
     if "sets" in cert:
         k = _stated(cert, "trees", "k")
         if k is None and packing.sets:

@@ -33,10 +33,17 @@ from typing import Any
 import networkx as nx
 
 from supermesh.trees.model import Tree, TreePacking
+from supermesh.verify.claims import Claim, re_derived, unproven
 from supermesh.verify.findings import Finding
 from supermesh.verify.trees.arborescence import check_tree, span_nodes
 
-__all__ = ["RateReport", "check_weighted_packing", "is_weighted_packing", "rate_report"]
+__all__ = [
+    "RateReport",
+    "check_weighted_packing",
+    "is_weighted_packing",
+    "rate_claims",
+    "rate_report",
+]
 
 Arc = tuple[int, int, int]
 _TOL = Fraction(1, 10**9)
@@ -76,9 +83,11 @@ def is_weighted_packing(G: nx.MultiDiGraph, packing: TreePacking) -> bool:
 
 
 def _fraction(value: Any) -> Fraction | None:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
     try:
         x = Fraction(str(value))
-    except (ValueError, ZeroDivisionError):
+    except (ValueError, ZeroDivisionError, OverflowError):
         return None
     return x
 
@@ -160,7 +169,7 @@ def rate_report(G: nx.MultiDiGraph, packing: TreePacking) -> RateReport:
             if a[0] in G and a[1] in G and G.has_edge(*a):
                 loads[a] += s
     n = len(span_nodes(G, packing.span))
-    limits = {a: n * _bandwidth(G, a) / x for a, x in loads.items() if x > 0}
+    limits = {a: n * _bandwidth(G, a) / x for a, x in loads.items() if x > 0} if n else {}
     rate = min(limits.values()) if limits else None
     busiest = tuple(sorted(a for a, v in limits.items() if v == rate))
     claimed = (
@@ -257,6 +266,32 @@ def _bound_findings(G: nx.MultiDiGraph, packing: TreePacking, rep: RateReport) -
     valid = 0 < outside < len(ranks)  # the set holds a rank and misses one
     value = len(ranks) * crossing / outside if valid else None
     found: list[Finding] = []
+    arcs = sum(1 for u, v in G.edges() if (u in side) != (v in side) and (u in side) == leaving)
+    stated = {
+        "bandwidth": _fraction(cert.get("bandwidth")),
+        "arcs": cert.get("arcs"),
+        "ranks": cert.get("ranks"),
+        "ranks_outside": cert.get("ranks_outside"),
+        "direction": cert.get("direction"),
+    }
+    true = {
+        "bandwidth": crossing,
+        "arcs": arcs,
+        "ranks": len(ranks),
+        "ranks_outside": outside,
+        "direction": "entering" if packing.direction == "out" else "leaving",
+    }
+    for name, want in true.items():
+        if name in cert and stated[name] != want:
+            found.append(
+                Finding(
+                    "certificate-invalid",
+                    f"stats.bound_certificate states {name} {cert.get(name)!r}, the recount "
+                    f"gives {want if not isinstance(want, Fraction) else str(want)!r}",
+                )
+            )
+    if found:
+        return found
     if value != optimum:
         found.append(
             Finding(
@@ -282,6 +317,48 @@ def _bound_findings(G: nx.MultiDiGraph, packing: TreePacking, rep: RateReport) -
             )
         )
     return found
+
+
+def rate_claims(G: nx.MultiDiGraph, packing: TreePacking, rep: RateReport) -> list[Claim]:
+    """The rate claims of a weighted packing that verify re-derived (the rest are errors).
+
+    ``stats.algbw_links``: the shares allow at least that rate (loads recounted in exact
+    fractions); ``stats.optimum``: no packing is faster (the cut of ``stats.bound_certificate``
+    recounted). A claim contradicted by the recount is an error of
+    :func:`check_weighted_packing`, not a claim.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import TreeSet
+    >>> G = build("mesh:2x2")
+    >>> a, b = Tree(0, ((0, 1, 0),), 1, share=0.5), Tree(1, ((1, 0, 0),), 1, share=1.0)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((a, a, b)),), span=(0, 1),
+    ...                 stats={"algbw_links": "2"})
+    >>> [c.field for c in rate_claims(G, p, rate_report(G, p))]
+    ['stats.algbw_links']
+    """
+    claims: list[Claim] = []
+    if rep.claimed is not None and rep.rate is not None and 0 < rep.claimed <= rep.rate:
+        claims.append(
+            re_derived(
+                "stats.algbw_links",
+                f"the trees reach an algorithm bandwidth of {rep.claimed} links",
+                f"the shares allow {rep.rate}: every arc's load recounted in exact fractions",
+            )
+        )
+    raw = packing.stats.get("optimum")
+    optimum = _fraction(raw)
+    if optimum is None or optimum <= 0:
+        return claims  # a malformed optimum is an error of check_weighted_packing
+    statement = f"no packing is faster than {optimum} links"
+    if not isinstance(packing.stats.get("bound_certificate"), dict):
+        claims.append(unproven("stats.optimum", statement, "no stats.bound_certificate to recount"))
+    elif not _bound_findings(G, packing, rep):
+        claims.append(
+            re_derived("stats.optimum", statement, "the cut of stats.bound_certificate, recounted")
+        )
+    return claims
 
 
 def check_weighted_packing(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]:
@@ -328,16 +405,35 @@ def check_weighted_packing(G: nx.MultiDiGraph, packing: TreePacking) -> list[Fin
     if not packing.trees:  # an infeasible answer: its status and certificate are checked
         return found  # by check_packing
     rep = rate_report(G, packing)
+    raw = packing.stats.get("shares")
+    if raw is not None and not rep.exact:
+        found.append(
+            Finding(
+                "share-mismatch",
+                f"stats.shares must list one fraction per tree ({len(packing.trees)} trees), "
+                f"not {str(raw)[:60]}",
+            )
+        )
     found += _share_findings(packing, packing.trees, rep, span_nodes(G, packing.span))
-    if rep.claimed is None:
-        why = "is not a fraction" if "algbw_links" in packing.stats else "is missing"
+    if "algbw_links" in packing.stats and (rep.claimed is None or rep.claimed <= 0):
+        found.append(
+            Finding(
+                "bad-field",
+                f"stats.algbw_links is {str(packing.stats['algbw_links'])[:40]!r}, not a positive "
+                "fraction of link bandwidths",
+            )
+        )
+    elif rep.claimed is None:
         found.append(
             Finding(
                 "rate-unclaimed",
-                f"stats.algbw_links {why}; the shares allow {rep.rate} links",
+                f"stats.algbw_links is missing; the shares allow {rep.rate} links",
                 severity="warning",
             )
         )
+    raw = packing.stats.get("optimum")
+    if raw is not None and ((opt := _fraction(raw)) is None or opt <= 0):
+        found.append(Finding("bad-field", f"stats.optimum is {str(raw)[:40]!r}, not a fraction"))
     found += _load_findings(G, rep)
     found += _bound_findings(G, packing, rep)
     return found

@@ -1,0 +1,240 @@
+"""Check a sweep CSV (``supermesh sweep --csv``): every row against the row schema and itself.
+
+The columns (``docs/schemas/sweep-row.json`` describes one row), in this order::
+
+    topology, chiplets, collective, algorithm, bytes, time, unit, seconds, algbw, lower_bound,
+    ratio_to_bound, max_link_utilization, energy_joules, error
+
+What a row must satisfy (recounted here; none of the simulator runs):
+
+- ``topology`` builds and ``chiplets`` is its number of compute chiplets; ``collective`` and
+  ``algorithm`` are known names; ``bytes`` a positive integer; ``unit`` the same in every row.
+- a row with an ``error`` message has no results; any other row has all of them: ``time``,
+  ``seconds``, ``lower_bound`` and ``energy_joules`` finite and positive (energy at least 0),
+  ``max_link_utilization`` in ``[0, 1]``;
+- ``algbw = bytes / time`` and ``ratio_to_bound = time / lower_bound`` (relative tolerance
+  ``1e-6``), ``ratio_to_bound >= 1`` (no schedule beats the cut bound); ``seconds = time`` when
+  the unit is ``seconds``, else ``seconds / time`` is one constant (the preset's seconds per
+  unit) for the whole file.
+
+The simulated values themselves (times, bounds, utilisations, energies) are the simulator's:
+verify holds them to these relations but does not simulate again, so they are one unproven
+claim of the file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import stat
+from pathlib import Path
+
+from supermesh.errors import InputFileError, SupermeshError
+from supermesh.topologies.io import MAX_FILE_BYTES
+from supermesh.topologies.spec import build
+from supermesh.verify.claims import unproven, unproven_findings
+from supermesh.verify.documents import FileReport, expected_compute
+from supermesh.verify.findings import Finding
+
+__all__ = ["ALGORITHMS", "COLUMNS", "check_sweep_file", "check_sweep_rows", "read_csv_file"]
+
+COLUMNS = (
+    "topology", "chiplets", "collective", "algorithm", "bytes", "time", "unit", "seconds",
+    "algbw", "lower_bound", "ratio_to_bound", "max_link_utilization", "energy_joules", "error",
+)  # fmt: skip
+"""The header of a sweep CSV, in order."""
+ALGORITHMS = ("pipeline", "tto", "paper", "throughput", "ring", "bidir-ring", "direct", "multitree")
+"""The algorithms a sweep row may name (``supermesh sim -a``)."""
+COLLECTIVES = ("allreduce", "reducescatter", "allgather", "broadcast", "reduce")
+RESULTS = (
+    "time", "seconds", "algbw", "lower_bound", "ratio_to_bound", "max_link_utilization",
+    "energy_joules",
+)  # fmt: skip
+_TOL = 1e-6
+_SHOWN = 20
+
+
+def read_csv_file(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> list[list[str]]:
+    """Rows of a CSV file: a readable regular UTF-8 text file of at most ``max_bytes``.
+
+    Raises
+    ------
+    InputFileError
+        Anything else, with the reason.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+    ...     _ = f.write("a,b\\n1,2\\n")
+    >>> read_csv_file(f.name)
+    [['a', 'b'], ['1', '2']]
+    """
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputFileError(f"cannot read {path}: it is not a regular file")
+    if st.st_size > max_bytes:
+        raise InputFileError(f"{path} is {st.st_size:,} bytes, more than this tool reads")
+    try:
+        data = Path(path).read_bytes()[: max_bytes + 1]
+    except OSError as exc:
+        raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if b"\0" in data[:8192]:
+        raise InputFileError(f"{path} is a binary file, not CSV text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"{path} is not UTF-8 text (offset {exc.start})") from None
+    try:
+        return list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise InputFileError(f"{path} is not valid CSV: {exc}") from None
+
+
+def _number(text: str) -> float | None:
+    try:
+        x = float(text)
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _count(text: str) -> int | None:
+    return int(text) if text.isdigit() and str(int(text)) == text else None
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= _TOL * max(abs(a), abs(b), 1e-300)
+
+
+def _row(row: dict[str, str], sizes: dict[str, int | None]) -> tuple[list[str], float | None]:
+    """The faults of one row, and its seconds-per-time ratio (None: error row or seconds unit)."""
+    bad: list[str] = []
+    spec = row["topology"]
+    if spec not in sizes:
+        try:
+            expected_compute(spec)
+            G = build(spec)
+            sizes[spec] = sum(1 for _, k in G.nodes(data="kind") if k == "compute")
+        except SupermeshError:
+            sizes[spec] = None
+    if sizes[spec] is None:
+        bad.append(f"topology {spec!r} does not build")
+    elif row["chiplets"] and _count(row["chiplets"]) != sizes[spec]:
+        bad.append(f"chiplets is {row['chiplets']!r}, {spec} has {sizes[spec]}")
+    if row["collective"] not in COLLECTIVES:
+        bad.append(f"collective {row['collective']!r} is unknown")
+    if row["algorithm"] not in ALGORITHMS:
+        bad.append(f"algorithm {row['algorithm']!r} is unknown")
+    nbytes = _count(row["bytes"])
+    if not nbytes:
+        bad.append(f"bytes {row['bytes']!r} is not a positive integer")
+    if row["error"]:
+        filled = [c for c in (*RESULTS, "chiplets") if row[c] and c != "chiplets"]
+        if filled:
+            bad.append(f"an error row has results: {', '.join(filled)}")
+        return bad, None
+    values = {c: _number(row[c]) for c in RESULTS}
+    missing = [c for c, x in values.items() if x is None]
+    if missing or not row["chiplets"]:
+        bad.append(f"results missing or not finite numbers: {', '.join(missing or ['chiplets'])}")
+        return bad, None
+    v: dict[str, float] = {c: x for c, x in values.items() if x is not None}
+    for c in ("time", "seconds", "lower_bound", "algbw", "ratio_to_bound"):
+        if not v[c] > 0:
+            bad.append(f"{c} {row[c]} is not positive")
+    if v["energy_joules"] < 0 or not 0 <= v["max_link_utilization"] <= 1:
+        bad.append("energy must be >= 0 and max_link_utilization in [0, 1]")
+    if bad:
+        return bad, None
+    if nbytes and not _close(v["algbw"], nbytes / v["time"]):
+        bad.append(f"algbw {row['algbw']} is not bytes / time = {nbytes / v['time']:.6g}")
+    if not _close(v["ratio_to_bound"], v["time"] / v["lower_bound"]):
+        bad.append(
+            f"ratio_to_bound {row['ratio_to_bound']} is not time / lower_bound = "
+            f"{v['time'] / v['lower_bound']:.6g}"
+        )
+    if v["ratio_to_bound"] < 1 - _TOL:
+        bad.append(f"time {row['time']} beats the cut bound {row['lower_bound']}")
+    if row["unit"] == "seconds":
+        if not _close(v["seconds"], v["time"]):
+            bad.append("the unit is seconds but seconds is not time")
+        return bad, None
+    return bad, v["seconds"] / v["time"]
+
+
+def check_sweep_rows(rows: list[list[str]], source: str = "sweep CSV") -> FileReport:
+    """Check the rows of a sweep CSV, header first (see the module docstring).
+
+    Raises
+    ------
+    InputFileError
+        If the header is not :data:`COLUMNS`.
+
+    Examples
+    --------
+    >>> head = list(COLUMNS)
+    >>> row = ["mesh:2x2", "4", "allreduce", "pipeline", "1024", "100", "cycle", "1e-7", "10.24",
+    ...        "50", "2", "0.5", "1e-6", ""]
+    >>> check_sweep_rows([head, row]).verdict
+    'OK (1 claim unproven)'
+    """
+    if not rows or tuple(rows[0]) != COLUMNS:
+        raise InputFileError(
+            f"{source} is not a sweep CSV: its header is not {','.join(COLUMNS)}",
+            hint="verify reads the CSV of `supermesh sweep --csv`; schedule tables as .json",
+        )
+    found: list[Finding] = []
+    sizes: dict[str, int | None] = {}
+    units = {r[6] for r in rows[1:] if len(r) == len(COLUMNS)}
+    ratios: list[tuple[int, float]] = []
+    for i, cells in enumerate(rows[1:], start=1):
+        if len(cells) != len(COLUMNS):
+            found.append(
+                Finding("sweep-mismatch", f"row {i} has {len(cells)} cells, not {len(COLUMNS)}")
+            )
+            continue
+        bad, ratio = _row(dict(zip(COLUMNS, cells, strict=True)), sizes)
+        if ratio is not None:
+            ratios.append((i, ratio))
+        for msg in bad[:3]:
+            if len(found) < _SHOWN:
+                found.append(Finding("sweep-mismatch", f"row {i}: {msg}"))
+    if len(units) > 1:
+        found.append(Finding("sweep-mismatch", f"the rows mix units {sorted(units)}"))
+    if ratios and any(not _close(r, ratios[0][1]) for _, r in ratios):
+        i = next(i for i, r in ratios if not _close(r, ratios[0][1]))
+        found.append(
+            Finding(
+                "sweep-mismatch",
+                f"row {i}: seconds / time differs from row "
+                f"{ratios[0][0]}'s: one preset has one time unit",
+            )
+        )
+    n = len(rows) - 1
+    claims = [
+        unproven(
+            "rows",
+            f"the simulated times, bounds and energies of {n} row(s)",
+            "the simulator's results: held to their relations, not simulated again",
+        )
+    ]
+    found += unproven_findings(claims)
+    summary = f"sweep: {n} row(s), {len(sizes)} topolog{'y' if len(sizes) == 1 else 'ies'}"
+    return FileReport(source, "sweep", summary, tuple(found), claims=tuple(claims))
+
+
+def check_sweep_file(path: str | Path) -> FileReport:
+    """Read a sweep CSV and check it (:func:`check_sweep_rows`).
+
+    Raises
+    ------
+    InputFileError
+        If the file cannot be read or is not a sweep CSV.
+    """
+    return check_sweep_rows(read_csv_file(path), source=str(path))
