@@ -307,7 +307,8 @@ class TreePacking:
         """
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise InputFileError(f"{source} is not a supermesh tree file (format {FORMAT!r})")
-        if doc.get("version", VERSION) != VERSION:
+        version = doc.get("version", VERSION)
+        if isinstance(version, bool) or version != VERSION:
             raise InputFileError(
                 f"{source} has version {_shown(doc.get('version'))}; this tool reads version "
                 f"{VERSION}",

@@ -27,7 +27,9 @@ __all__ = [
     "is_int",
     "is_num",
     "require",
+    "same_value",
     "topology_for",
+    "unknown_fields",
 ]
 
 MAX_CHIPLETS = 100_000
@@ -101,6 +103,40 @@ def is_int(x: Any) -> bool:
 def is_num(x: Any) -> bool:
     """A number, and not a bool."""
     return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def unknown_fields(obj: Any, known: tuple[str, ...] | frozenset[str], where: str) -> list[Finding]:
+    """An ``unknown-field`` error per key of ``obj`` its format does not define (a typo, an edit).
+
+    Examples
+    --------
+    >>> [f.message for f in unknown_fields({"root": 0, "hieght": 3}, ("root", "height"), "tree 0")]
+    ["tree 0: field 'hieght' is not part of the format"]
+    """
+    if not isinstance(obj, dict):
+        return []
+    return [
+        Finding("unknown-field", f"{where}: field {key!r} is not part of the format")
+        for key in obj
+        if key not in known
+    ]
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equal as JSON values: ``True`` is not ``1`` (Python's ``==`` says it is).
+
+    Examples
+    --------
+    >>> same_value([1, 2], [1, 2]), same_value([True], [1]), same_value({"a": 1.0}, {"a": 1})
+    (True, False, True)
+    """
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
 
 
 def require(cond: bool, source: str, msg: str) -> None:

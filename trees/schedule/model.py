@@ -239,7 +239,7 @@ class Schedule:
                 raise InputFileError(f"{source} lacks the field {name!r}")
         if doc["collective"] not in COLLECTIVES:
             raise InputFileError(f"{source} has unknown collective {doc['collective']!r}")
-        if doc.get("version", 1) != 1:
+        if isinstance(doc.get("version", 1), bool) or doc.get("version", 1) != 1:
             raise InputFileError(f"{source} has version {doc.get('version')!r}; this tool reads 1")
         if not isinstance(doc["topology"], str) or not doc["topology"]:
             raise InputFileError(f"{source} topology must name a spec or a topology file")

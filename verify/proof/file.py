@@ -40,7 +40,7 @@ import networkx as nx
 
 from supermesh.errors import InputFileError
 from supermesh.verify.claims import Claim, re_derived, unproven, unproven_findings
-from supermesh.verify.documents import FileReport, is_int, is_num, topology_for
+from supermesh.verify.documents import FileReport, is_int, is_num, topology_for, unknown_fields
 from supermesh.verify.findings import Finding
 from supermesh.verify.proof.packings import check_choice, check_packing_doc
 from supermesh.verify.topology.counting import flow_failure
@@ -52,6 +52,22 @@ __all__ = ["FORMAT", "check_proof_document"]
 FORMAT = "supermesh-proof"
 STATUSES = ("proven", "partial")
 SETTLED = ("optimal", "infeasible", "n/a")
+TOP = (
+    "format",
+    "version",
+    "topology",
+    "size",
+    "direction",
+    "time_limit",
+    "max_trees",
+    "max_trees_roots",
+    "upper",
+    "lower",
+    "choices",
+    "findings",
+    "status",
+)
+UPPER = ("kind", "trees", "sets", "entering_arcs", "entering_per_set", "required", "distinct")
 
 
 def _bad(msg: str) -> Finding:
@@ -72,6 +88,8 @@ def _upper(G: nx.MultiDiGraph, doc: dict[str, Any], k: int) -> tuple[list[Findin
         if not decided:
             return [], [unproven("upper", statement, "a cut family too large to enumerate")]
         return [], [re_derived("upper", statement, "cut family: every root vector enumerated")]
+    if not is_int(upper.get("trees")):
+        return [_bad("upper must state the tree count it rules out ('trees')")], []
     if upper.get("kind") != "subpartition":
         return [_bad(f"upper has kind {upper.get('kind')!r}, not subpartition or cut-family")], []
     found = [
@@ -120,7 +138,8 @@ def _lower(
         packing_doc, source = chosen.get("packing"), f"choice {lower['choice']}"
     else:
         packing_doc = lower.get("packing")
-    found, packing = check_packing_doc(G, packing_doc, doc, "lower")
+    where = "lower.packing" if "choice" not in lower else f"choices.{lower['choice']}.packing"
+    found, inner, packing = check_packing_doc(G, packing_doc, doc, where)
     if packing is None:
         return found, [], None
     if len(packing.trees) != k or packing.span is not None:
@@ -131,14 +150,13 @@ def _lower(
                 + f", but max_trees is {k}"
             )
         )
-    if found:
+    if "choice" in lower:  # the choice's own findings are reported with the choice
+        found = [f for f in found if f.code == "proof-mismatch"]
+    if any(f.is_error for f in found):
         return found, [], None
     roots = [t.root for t in packing.trees]
-    return (
-        [],
-        [re_derived("lower", statement, f"exhibited ({source}), checked tree by tree")],
-        roots,
-    )
+    shown = re_derived("lower", statement, f"exhibited ({source}), checked tree by tree")
+    return found, [shown, *(inner if "choice" not in lower else [])], roots
 
 
 def _roots_claim(
@@ -206,7 +224,7 @@ def check_proof_document(
     """
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise InputFileError(f"{source} is not a {FORMAT} document")
-    if doc.get("version", 1) != 1:
+    if isinstance(doc.get("version", 1), bool) or doc.get("version", 1) != 1:
         raise InputFileError(f"{source} has version {doc.get('version')!r}; this tool reads 1")
     topology, direction, k = doc.get("topology"), doc.get("direction"), doc.get("max_trees")
     if not (
@@ -220,13 +238,19 @@ def check_proof_document(
             f"{source}: topology, direction (out or in) and max_trees (a count) are required"
         )
     G = G if G is not None else topology_for(topology, None)
-    found: list[Finding] = []
+    found: list[Finding] = unknown_fields(doc, TOP, "the file") + unknown_fields(
+        doc.get("upper"), UPPER, "upper"
+    )
+    if isinstance(doc.get("lower"), dict):
+        found += unknown_fields(
+            doc["lower"], ("choice",) if "choice" in doc["lower"] else ("packing",), "lower"
+        )
     claims: list[Claim] = []
     size = topology.split(":", 1)[-1].split(",", 1)[0]
     if doc.get("size") != size:
         found.append(_bad(f"size {doc.get('size')!r} is not the size of {topology!r} ({size})"))
-    limit = doc.get("time_limit")
-    if limit is not None and not (is_num(limit) and limit > 0):
+    limit = doc.get("time_limit", 1.0)
+    if not (is_num(limit) and limit > 0):
         found.append(_bad(f"time_limit {limit!r} is not a positive number of seconds"))
     choices = doc.get("choices")
     if not isinstance(choices, dict):

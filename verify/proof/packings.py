@@ -15,18 +15,29 @@ import networkx as nx
 
 from supermesh.errors import InputFileError
 from supermesh.trees.model import TreePacking
-from supermesh.verify.claims import Claim, re_derived, unproven
+from supermesh.verify.claims import Claim, re_derived
+from supermesh.verify.documents import unknown_fields
 from supermesh.verify.findings import Finding
 from supermesh.verify.proof.choices import NAMES, choice_definition
 from supermesh.verify.trees.certificates import check_edmonds_certificate
 from supermesh.verify.trees.claims import root_eccentricities
-from supermesh.verify.trees.file import read_tree_document
-from supermesh.verify.trees.packing import check_packing
+from supermesh.verify.trees.file import check_tree_document
 
 __all__ = ["CHOICE_STATUSES", "check_choice", "check_packing_doc"]
 
 CHOICE_STATUSES = ("optimal", "feasible", "infeasible", "unknown", "n/a")
-BOUNDS = ("eccentricity", "cpsat")
+CHOICE = (
+    "status",
+    "roots",
+    "span",
+    "relay_only",
+    "packing",
+    "certificate",
+    "height",
+    "lower_bound",
+    "bound",
+    "method",
+)
 
 
 def _bad(msg: str) -> Finding:
@@ -35,22 +46,24 @@ def _bad(msg: str) -> Finding:
 
 def check_packing_doc(
     G: nx.MultiDiGraph, packing_doc: Any, doc: dict[str, Any], where: str
-) -> tuple[list[Finding], TreePacking | None]:
-    """Read and check a packing inside a certificate file: (findings, the packing or None).
+) -> tuple[list[Finding], list[Claim], TreePacking | None]:
+    """Check a packing inside a certificate file as a tree file: (findings, claims, packing).
+
+    The claims' fields are prefixed with ``where`` (``choices.sides.packing.stats.balance``).
 
     Examples
     --------
     >>> from supermesh.testing.examples import smbi_corner_trees
     >>> from supermesh.topologies import build
     >>> doc = {"topology": "smbi:4x4", "direction": "out"}
-    >>> found, p = check_packing_doc(build("smbi:4x4"), smbi_corner_trees(4).to_json(), doc, "x")
+    >>> found, _, p = check_packing_doc(build("smbi:4x4"), smbi_corner_trees(4).to_json(), doc, "x")
     >>> found, len(p.trees)
     ([], 4)
     """
     try:
-        packing, found = read_tree_document(packing_doc, where)
+        packing, found, claims, _, _ = check_tree_document(G, packing_doc, where)
     except InputFileError as exc:
-        return [_bad(f"{where}: {exc}")], None
+        return [_bad(f"{where}: {exc}")], [], None
     if packing.topology != doc["topology"] or packing.direction != doc["direction"]:
         found.append(
             _bad(
@@ -58,12 +71,13 @@ def check_packing_doc(
                 f"is for {doc['topology']} ({doc['direction']})"
             )
         )
-        return found, None
-    found += [
+        return found, [], None
+    found = [
         Finding(f.code, f"{where}: {f.message}", f.severity, f.set, f.tree, f.arc, f.node, f.entry)
-        for f in check_packing(G, packing)
+        for f in found
     ]
-    return found, packing
+    claims = [Claim(f"{where}.{c.field}", c.statement, c.verdict, c.argument) for c in claims]
+    return found, claims, packing
 
 
 def _restated(name: str, c: dict[str, Any], packing: TreePacking, ecc: int | None) -> list[Finding]:
@@ -111,6 +125,9 @@ def check_choice(
     if not isinstance(c, dict) or c.get("status") not in CHOICE_STATUSES:
         return [_bad(f"{where} has no status among {', '.join(CHOICE_STATUSES)}")], []
     direction, status = doc["direction"], c["status"]
+    unknown = unknown_fields(c, CHOICE, where)
+    if unknown:
+        return unknown, []
     defined = choice_definition(G, name, direction=direction)
     if defined is None:
         if status != "n/a":
@@ -135,6 +152,13 @@ def check_choice(
                 found.append(_bad(f"{where} is {status} but has a {field}"))
         if status == "unknown" or found:
             return found, []
+        extra = unknown_fields(
+            c.get("certificate"),
+            ("set", "entering_arcs", "required", "roots"),
+            f"{where}.certificate",
+        )
+        if extra:
+            return extra, []
         errs = check_edmonds_certificate(
             G, roots, c.get("certificate"), direction=direction, span=span
         )
@@ -148,7 +172,7 @@ def check_choice(
         return [], [re_derived(where, f"no arc-disjoint trees with roots {roots}", why)]
     if c.get("certificate") is not None:
         found.append(_bad(f"{where} is {status} but has a certificate"))
-    found_p, packing = check_packing_doc(G, c.get("packing"), doc, f"{where}.packing")
+    found_p, claims, packing = check_packing_doc(G, c.get("packing"), doc, f"{where}.packing")
     found += found_p
     if packing is None:
         return found, []
@@ -161,13 +185,4 @@ def check_choice(
     known = [e for e in ecc.values() if e is not None]
     e = max(known) if len(known) == len(ecc) and known else None
     found += _restated(name, c, packing, e)
-    if found or packing.lower_bound is None:
-        return found, []
-    statement = f"trees with roots {roots} are at least {packing.lower_bound} tall"
-    if e is not None and packing.lower_bound <= e:
-        claim = re_derived(
-            f"{where}.lower_bound", statement, f"the largest root eccentricity is {e}"
-        )
-    else:
-        claim = unproven(f"{where}.lower_bound", statement, "bound cpsat: the solver's proof")
-    return [], [claim]
+    return found, claims if not found else []

@@ -130,6 +130,15 @@ def _tables(G: nx.MultiDiGraph, s: Schedule) -> list[Finding]:
             Finding("node-out-of-range", f"tables list node {n}, not in the topology", node=n)
         )
     for n in sorted(G):
+        if n not in s.tables:
+            found.append(
+                Finding(
+                    "table-mismatch",
+                    f"chiplet {n} has no table (every node has one, maybe empty)",
+                    node=n,
+                )
+            )
+            continue
         want, got = sorted(rows.get(n, [])), list(s.tables.get(n, ()))
         if got != want:
             missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))

@@ -38,6 +38,7 @@ import networkx as nx
 from supermesh.errors import SupermeshError
 from supermesh.topologies.spec import build
 from supermesh.verify.claims import Claim, re_derived, unproven
+from supermesh.verify.documents import unknown_fields
 from supermesh.verify.findings import Finding
 from supermesh.verify.topology.counting import (
     candidate_pairs,
@@ -51,6 +52,9 @@ __all__ = ["DESIGN_SUFFIX", "check_design"]
 
 DESIGN_SUFFIX = "+design"
 FAMILIES = ("perimeter-parallel", "any-parallel", "diagonal")
+DESIGN = ("base", "target", "added", "status", "cost", "lower_bound", "candidates", "max_links")
+TARGET = ("trees", "roots", "direction", "max_height", "span")
+CANDIDATES = ("families", "links", "costs")
 Pair = tuple[int, int]
 
 
@@ -75,6 +79,14 @@ def _link_findings(G: nx.MultiDiGraph, B: nx.MultiDiGraph, pairs: list[Pair]) ->
     found = []
     if set(G) != set(B) or any(G.nodes[n] != B.nodes[n] for n in B):
         found.append(Finding("design-mismatch", "the nodes differ from the base's"))
+    for name in ("family", "rows", "cols", "params"):
+        mine, theirs = G.graph.get(name), B.graph.get(name)
+        if name == "params":
+            mine = {k: v for k, v in (mine or {}).items() if k != "design"}
+        if mine != theirs:
+            found.append(
+                Finding("design-mismatch", f"the file's {name} is {mine!r}, the base's {theirs!r}")
+            )
     expected = {(u, v, k): dict(d) for u, v, k, d in B.edges(keys=True, data=True)}
     for u, v in pairs:
         for x, y in ((u, v), (v, u)):
@@ -169,7 +181,9 @@ def check_design(G: nx.MultiDiGraph, doc: dict[str, Any]) -> tuple[list[Finding]
                 "object) and added (pairs [u, v] with u < v)",
             )
         ], []
-    found: list[Finding] = []
+    found: list[Finding] = unknown_fields(design, DESIGN, "params.design")
+    found += unknown_fields(target, TARGET, "params.design.target")
+    found += unknown_fields(design.get("candidates"), CANDIDATES, "params.design.candidates")
     if doc.get("spec") != f"{base_spec}{DESIGN_SUFFIX}":
         found.append(
             Finding(
@@ -310,6 +324,14 @@ def _claims(
     _, bound = counting_bound(B, need, offered, room)
     cost = sum(offered[p] for p in pairs)
     stated, lower, status = design.get("cost"), design.get("lower_bound"), design.get("status")
+    for name in ("cost", "lower_bound"):
+        value = design.get(name, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            found.append(
+                Finding("design-mismatch", f"params.design.{name} is {value!r}, not a count")
+            )
+    if found:
+        return found, claims
     if stated is not None and stated != cost:
         found.append(
             Finding("design-mismatch", f"cost {stated!r}, but the added links cost {cost}")

@@ -30,7 +30,14 @@ from supermesh.topologies.io import from_json
 from supermesh.topologies.model import ARC_CLASSES, NODE_KINDS, arcs
 from supermesh.topologies.spec import build
 from supermesh.verify.claims import Claim, unproven_findings
-from supermesh.verify.documents import FileReport, expected_compute, is_int, is_num, require
+from supermesh.verify.documents import (
+    FileReport,
+    expected_compute,
+    is_int,
+    is_num,
+    require,
+    unknown_fields,
+)
 from supermesh.verify.findings import Finding
 from supermesh.verify.topology.design import DESIGN_SUFFIX, check_design
 from supermesh.verify.topology.metrics import check_metrics
@@ -38,6 +45,21 @@ from supermesh.verify.topology.metrics import check_metrics
 __all__ = ["check_topology_file", "spec_differences"]
 
 _SHOWN = 5
+TOP = (
+    "format",
+    "version",
+    "name",
+    "spec",
+    "family",
+    "rows",
+    "cols",
+    "params",
+    "nodes",
+    "arcs",
+    "metrics",
+)
+NODE = ("id", "kind", "pos", "row", "col")
+ARC = ("src", "dst", "key", "cls", "bandwidth", "latency")
 
 
 def _arc(a: tuple[int, int, int]) -> str:
@@ -141,9 +163,13 @@ def _structure(doc: dict[str, Any], source: str) -> tuple[list[Finding], int]:
     nodes, raw_arcs = doc.get("nodes"), doc.get("arcs")
     if not isinstance(nodes, list) or not isinstance(raw_arcs, list):
         raise InputFileError(f"{source}: 'nodes' and 'arcs' must both be lists")
-    found: list[Finding] = []
+    found: list[Finding] = unknown_fields(doc, TOP, "the file")
+    version = doc.get("version", 1)
+    if isinstance(version, bool) or version != 1:
+        raise InputFileError(f"{source} has version {version!r}; this tool reads version 1")
     ids: set[int] = set()
     for i, nd in enumerate(nodes):
+        found += unknown_fields(nd, NODE, f"node #{i}")
         require(
             isinstance(nd, dict) and is_int(nd.get("id")) and nd["id"] >= 0,
             source,
@@ -177,6 +203,7 @@ def _structure(doc: dict[str, Any], source: str) -> tuple[list[Finding], int]:
             f"arc #{i} lacks non-negative integer src, dst and key",
         )
         a = (ad["src"], ad["dst"], ad["key"])
+        found += unknown_fields(ad, ARC, f"arc {_arc(a)}")
         seen[a] += 1
         touched |= {a[0], a[1]}
         for end in a[:2]:
@@ -206,7 +233,11 @@ def _structure(doc: dict[str, Any], source: str) -> tuple[list[Finding], int]:
     for (u, v), ks in sorted(keys.items()):
         if sorted(set(ks)) != list(range(len(set(ks)))):
             found.append(
-                Finding("key-gap", f"arcs {u}->{v} have keys {ks}, not 0..{len(ks) - 1}", "warning")
+                Finding(
+                    "key-gap",
+                    f"arcs {u}->{v} have keys {ks}, not 0..{len(ks) - 1}",
+                    "error" if doc.get("spec") else "warning",
+                )
             )
     if len(ids) > 1:
         for n in sorted(ids - touched):
@@ -215,7 +246,7 @@ def _structure(doc: dict[str, Any], source: str) -> tuple[list[Finding], int]:
         if doc.get(name) is not None and not (is_int(doc[name]) and doc[name] >= 1):
             found.append(Finding("bad-attribute", f"{name} is {doc[name]!r}, not a count"))
     for name in ("name", "spec", "family"):
-        if doc.get(name) is not None and not isinstance(doc[name], str):
+        if name in doc and not isinstance(doc[name], str):
             found.append(Finding("bad-attribute", f"{name} is {doc[name]!r}, not text"))
     if doc.get("params") is not None and not isinstance(doc["params"], dict):
         found.append(Finding("bad-attribute", f"params is {doc['params']!r}, not an object"))

@@ -37,6 +37,7 @@ import networkx as nx
 import numpy as np
 
 from supermesh.verify.claims import Claim, re_derived, unproven
+from supermesh.verify.documents import same_value
 from supermesh.verify.findings import Finding
 
 __all__ = ["EXACT_BISECTION_NODES", "LARGEST", "check_metrics", "recount_metrics"]
@@ -200,7 +201,7 @@ def check_metrics(G: nx.MultiDiGraph, stated: Any) -> tuple[list[Finding], list[
             else:
                 found.append(Finding("metrics-mismatch", f"metrics.{key} is not a known metric"))
             continue
-        if value != true[key]:
+        if not same_value(value, true[key]):
             found.append(
                 Finding(
                     "metrics-mismatch",

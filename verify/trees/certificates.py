@@ -43,6 +43,7 @@ from supermesh.trees.model import TreePacking
 from supermesh.verify.findings import Finding
 
 __all__ = [
+    "CERTIFICATE_FIELDS",
     "KINDS",
     "check_certificate",
     "check_edmonds_certificate",
@@ -52,6 +53,24 @@ __all__ = [
 
 
 KINDS = (None, "subpartition", "cut-family", "eccentricity", "solver", "root-sets")
+CERTIFICATE_FIELDS = (
+    "kind",
+    "set",
+    "sets",
+    "roots",
+    "entering_arcs",
+    "required",
+    "trees",
+    "distinct",
+    "entering_per_set",
+    "full_sets",
+    "root",
+    "node",
+    "distance",
+    "max_height",
+    "solver",
+    "reason",
+)
 """The certificate kinds a tree file may carry (``None``: an Edmonds cut or a Frank
 subpartition, told apart by ``set`` / ``sets``)."""
 
@@ -153,6 +172,8 @@ def check_edmonds_certificate(
     X, err = _node_set(G, certificate.get("set"), "'set'")
     if X is None:
         return _malformed(err or "bad set")
+    if not all(isinstance(r, int) and not isinstance(r, bool) and r in G for r in roots):
+        return _malformed(f"the roots {list(roots)[:8]} are not all node ids of the topology")
     entering = crossing_arcs(G, X, direction=direction)
     required = sum(1 for r in roots if r not in X)
     stated_a = _stated(certificate, "entering_arcs", "entering")
@@ -253,6 +274,8 @@ def check_frank_certificate(
                     _invalid(f"states {a} arcs crossing set #{i}, the true count is {true_a}")
                 )
     stated_k = _stated(certificate, "trees", "k")
+    if "trees" in certificate and stated_k is None:
+        return _malformed(f"'trees' is {certificate['trees']!r}, not a tree count")
     if stated_k is not None and stated_k != k:
         found.append(_invalid(f"is for {stated_k} trees, but {k} trees are claimed impossible"))
     seen: dict[int, int] = {}

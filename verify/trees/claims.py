@@ -189,6 +189,17 @@ def _root_set_claims(G: nx.MultiDiGraph, packing: TreePacking) -> tuple[list[Fin
     k = max(len(s.trees) for s in packing.sets)
     total = sum(s.height for s in packing.sets)
     lower = packing.stats.get("total_lower_bound")
+    status = packing.stats.get("set_status")
+    if packing.status == "optimal" and (
+        lower != total or not (isinstance(status, list) and all(x == "optimal" for x in status))
+    ):
+        found.append(
+            Finding(
+                "optimal-without-proof",
+                f"root sets called optimal need stats.total_lower_bound = the total {total} and "
+                f"every stats.set_status optimal (they are {lower!r} and {status!r})",
+            )
+        )
     if not isinstance(lower, int) or isinstance(lower, bool) or len(known) < len(roots):
         return found, claims
     bound = partition_bound(known, k)

@@ -19,15 +19,16 @@ from typing import Any
 
 from supermesh.errors import InputFileError
 from supermesh.trees.model import TreePacking
-from supermesh.verify.claims import unproven_findings
-from supermesh.verify.documents import FileReport, topology_for
+from supermesh.verify.claims import Claim, unproven_findings
+from supermesh.verify.documents import FileReport, topology_for, unknown_fields
 from supermesh.verify.findings import Finding
+from supermesh.verify.trees.certificates import CERTIFICATE_FIELDS
 from supermesh.verify.trees.claims import tree_file_claims
 from supermesh.verify.trees.packing import check_packing
 from supermesh.verify.trees.rates import is_weighted_packing, rate_claims, rate_report
 from supermesh.verify.trees.stats import check_stats
 
-__all__ = ["METHODS", "check_trees_file", "read_tree_document"]
+__all__ = ["METHODS", "check_tree_document", "check_trees_file", "read_tree_document"]
 
 METHODS = (
     "",
@@ -46,6 +47,41 @@ METHODS = (
     "hand",
 )
 """The documented values of ``method`` (how the trees were made; ``""``: not said)."""
+TOP = (
+    "format",
+    "version",
+    "topology",
+    "direction",
+    "status",
+    "lower_bound",
+    "objective",
+    "method",
+    "span",
+    "sets",
+    "trees",
+    "certificate",
+    "stats",
+)
+SET = ("trees", "lower_bound")
+TREE = ("root", "height", "share", "arcs")
+CERTIFICATE = (
+    "kind",
+    "set",
+    "sets",
+    "roots",
+    "entering_arcs",
+    "required",
+    "trees",
+    "distinct",
+    "entering_per_set",
+    "full_sets",
+    "root",
+    "node",
+    "distance",
+    "max_height",
+    "solver",
+    "reason",
+)
 
 
 def read_tree_document(doc: Any, source: str) -> tuple[TreePacking, list[Finding]]:
@@ -76,7 +112,13 @@ def read_tree_document(doc: Any, source: str) -> tuple[TreePacking, list[Finding
     >>> [f.code for f in read_tree_document(doc, "f.json")[1]]
     ['duplicate-contradiction']
     """
-    found: list[Finding] = []
+    found: list[Finding] = unknown_fields(doc, TOP, "the file")
+    for i, s in enumerate(doc.get("sets") or [] if isinstance(doc, dict) else []):
+        found += unknown_fields(s, SET, f"set #{i}")
+        for j, t in enumerate(s.get("trees") or [] if isinstance(s, dict) else []):
+            found += unknown_fields(t, TREE, f"set #{i} tree #{j}")
+    if isinstance(doc, dict):
+        found += unknown_fields(doc.get("certificate"), CERTIFICATE_FIELDS, "certificate")
     if isinstance(doc, dict) and isinstance(doc.get("sets"), list) and "trees" in doc:
         sets = doc["sets"]
         first = sets[0].get("trees") if len(sets) == 1 and isinstance(sets[0], dict) else None
@@ -106,6 +148,52 @@ def read_tree_document(doc: Any, source: str) -> tuple[TreePacking, list[Finding
     return packing, found
 
 
+def check_tree_document(
+    G: Any, doc: Any, source: str
+) -> tuple[TreePacking, list[Finding], list[Claim], dict[str, Any], str]:
+    """Check a tree document against topology ``G``: everything but the summary's wording.
+
+    Returns
+    -------
+    (TreePacking, list of Finding, list of Claim, dict, str)
+        The packing, the findings (without the ``claim-unproven`` warnings), the claims, the
+        report's extra part (a weighted packing's rate) and the summary's rate clause.
+
+    Raises
+    ------
+    InputFileError
+        What a tree file may not contain.
+    """
+    packing, found = read_tree_document(doc, source)
+    found += check_packing(G, packing)
+    if packing.method != "colgen" and "algbw_links" not in packing.stats:
+        for t in packing.trees:
+            if t.share != 1.0:
+                found.append(
+                    Finding(
+                        "bad-share",
+                        f"tree rooted at {t.root} has share {t.share}, but only a "
+                        "weighted packing (method colgen) splits a root's data",
+                    )
+                )
+                break
+    more, claims = tree_file_claims(G, packing, found)
+    found += more
+    more, stat_claims = check_stats(G, packing)
+    found += more
+    claims += stat_claims
+    extra: dict[str, Any] = {}
+    clause = ""
+    if is_weighted_packing(G, packing) and packing.trees:
+        rates = rate_report(G, packing)
+        claims += rate_claims(G, packing, rates)
+        extra["rate"] = rates.to_json()
+        allowed = "-" if rates.rate is None else f"{rates.rate} ({float(rates.rate):.4f})"
+        claimed = "none" if rates.claimed is None else str(rates.claimed)
+        clause = f", weighted: the shares allow {allowed} links, claimed {claimed}"
+    return packing, found, claims, extra, clause
+
+
 def check_trees_file(doc: dict[str, Any], source: str, base_dir: Path | None) -> FileReport:
     """Check a ``supermesh-trees`` document against the topology it names.
 
@@ -129,25 +217,12 @@ def check_trees_file(doc: dict[str, Any], source: str, base_dir: Path | None) ->
     InputFileError
         If a field has the wrong shape.
     """
-    packing, found = read_tree_document(doc, source)
+    packing, _ = read_tree_document(doc, source)
     G = topology_for(packing.topology, base_dir)
-    found += check_packing(G, packing)
-    more, claims = tree_file_claims(G, packing, found)
-    found += more
-    more, stat_claims = check_stats(G, packing)
-    found += more
-    claims += stat_claims
+    packing, found, claims, extra, clause = check_tree_document(G, doc, source)
     summary = (
         f"trees on {packing.topology}: {packing.direction}, {packing.status}, "
-        f"{len(packing.sets)} set(s), {len(packing.trees)} tree(s)"
+        f"{len(packing.sets)} set(s), {len(packing.trees)} tree(s){clause}"
     )
-    extra: dict[str, Any] = {}
-    if is_weighted_packing(G, packing) and packing.trees:
-        rates = rate_report(G, packing)
-        claims += rate_claims(G, packing, rates)
-        extra["rate"] = rates.to_json()
-        allowed = "-" if rates.rate is None else f"{rates.rate} ({float(rates.rate):.4f})"
-        claimed = "none" if rates.claimed is None else str(rates.claimed)
-        summary += f", weighted: the shares allow {allowed} links, claimed {claimed}"
     found += unproven_findings(claims)
     return FileReport(source, "trees", summary, tuple(found), extra, tuple(claims))

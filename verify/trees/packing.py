@@ -153,6 +153,14 @@ def _status_findings(packing: TreePacking) -> list[Finding]:
             found.append(
                 Finding("trees-when-infeasible", "status is infeasible but trees are given")
             )
+        if packing.objective is not None:
+            found.append(
+                Finding(
+                    "objective-mismatch",
+                    f"status is infeasible but objective is "
+                    f"{packing.objective}: there is no tree to be that tall",
+                )
+            )
         if packing.certificate is None:
             found.append(
                 Finding("certificate-missing", "status is infeasible but there is no certificate")

@@ -255,6 +255,14 @@ def _bound_findings(G: nx.MultiDiGraph, packing: TreePacking, rep: RateReport) -
     inside = cert.get("set")
     if not isinstance(inside, list) or not inside:
         return [Finding("certificate-malformed", "stats.bound_certificate has no node set")]
+    extra = sorted(set(cert) - {"set", "direction", "bandwidth", "arcs", "ranks", "ranks_outside"})
+    if extra:
+        return [
+            Finding(
+                "unknown-field",
+                f"stats.bound_certificate: field {extra[0]!r} is not part of the format",
+            )
+        ]
     side = set(inside)
     leaving = cert.get("direction") == "leaving"
     crossing = Fraction(0)
@@ -434,6 +442,14 @@ def check_weighted_packing(G: nx.MultiDiGraph, packing: TreePacking) -> list[Fin
     raw = packing.stats.get("optimum")
     if raw is not None and ((opt := _fraction(raw)) is None or opt <= 0):
         found.append(Finding("bad-field", f"stats.optimum is {str(raw)[:40]!r}, not a fraction"))
+    if packing.status == "optimal" and (raw is None or rep.claimed is None):
+        found.append(
+            Finding(
+                "optimal-rate-gap",
+                "status optimal, but the file does not state its rate (stats.algbw_links) and "
+                "the cut bound (stats.optimum with stats.bound_certificate) it meets",
+            )
+        )
     found += _load_findings(G, rep)
     found += _bound_findings(G, packing, rep)
     return found
