@@ -38,6 +38,7 @@ import networkx as nx
 import numpy as np
 
 from supermesh.errors import TopologyError
+from supermesh.topologies.connectivity import min_rank_cut
 from supermesh.topologies.flow import flow_network
 from supermesh.topologies.model import compute_nodes
 
@@ -189,7 +190,9 @@ def collective_bound(
     Parameters
     ----------
     G : networkx.MultiDiGraph
-    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce"}
+    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall"}
+        AllToAll: the concurrent-flow bound of
+        :func:`~supermesh.sim.multicommodity.alltoall_bound`.
     roots : iterable of int, optional
         Sources of a broadcast / sinks of a reduce, with equal shares (default: the lowest rank).
     ranks : iterable of int, optional
@@ -216,6 +219,10 @@ def collective_bound(
         return cut_bound(G, ranks=rank_list)
     if collective == "reducescatter":
         return cut_bound(G, ranks=rank_list, reverse=True)
+    if collective == "alltoall":
+        from supermesh.sim.multicommodity import alltoall_bound
+
+        return alltoall_bound(G, rank_list)
     return rank_connectivity(G, rank_list)
 
 
@@ -245,6 +252,9 @@ def rank_connectivity(G: nx.MultiDiGraph, ranks: Iterable[int] | None = None) ->
     rank_list = sorted(int(r) for r in (ranks if ranks is not None else compute_nodes(G)))
     if len(rank_list) < 2:
         return ThroughputBound(float("inf"), {"set": [], "entering_bandwidth": 0.0})
+    bandwidths = {float(b) for _, _, b in G.edges(data="bandwidth", default=1.0)}
+    if len(bandwidths) == 1:
+        return _uniform_rank_connectivity(G, rank_list, bandwidths.pop())
     net = flow_network(G)
     graph, cap, nodes, index = net.graph, net.bandwidth(), net.nodes, net.index
     r = index[rank_list[0]]
@@ -260,3 +270,16 @@ def rank_connectivity(G: nx.MultiDiGraph, ranks: Iterable[int] | None = None) ->
     return ThroughputBound(
         best, {"set": sorted(nodes[i] for i in best_set), "entering_bandwidth": best}
     )
+
+
+def _uniform_rank_connectivity(
+    G: nx.MultiDiGraph, ranks: list[int], bandwidth: float
+) -> ThroughputBound:
+    """:func:`rank_connectivity` when every arc has the same bandwidth: arcs counted by path search.
+
+    The minimum cut is then ``bandwidth`` times the arc connectivity over the ranks
+    (:func:`~supermesh.topologies.connectivity.min_rank_cut`), without a max-flow per rank.
+    """
+    count, side = min_rank_cut(G, ranks)
+    total = count * bandwidth
+    return ThroughputBound(total, {"set": side, "entering_bandwidth": total})

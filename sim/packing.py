@@ -18,7 +18,7 @@ order the schedule tables use. :func:`packing_program` builds the
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import networkx as nx
 
@@ -78,7 +78,7 @@ def packing_program(
     params: SimParams,
     *,
     direction: str = "out",
-    order: str = "schedule",
+    order: str | Mapping[str, Mapping[Job, int]] = "schedule",
     split: bool = True,
 ) -> Program:
     """The FIFO program of a weighted packing: all trees at once, in one group.
@@ -95,9 +95,11 @@ def packing_program(
     params : SimParams
     direction : {"out", "in"}
         Orientation when ``packing`` is a plain sequence of trees.
-    order : {"schedule", "depth"}
+    order : {"schedule", "depth"} or mapping
         FIFO order inside a chunk: :func:`fifo_slots`, or depth as in
-        :func:`supermesh.sim.collectives.tree_program`.
+        :func:`supermesh.sim.collectives.tree_program`, or given: ``{"forward": slots,
+        "reduce": slots}`` with ``slots[(tree index, node)]`` the position of the transfer on
+        the node's parent arc in that arc's FIFO (a synthesised schedule's own order).
 
     Returns
     -------
@@ -113,7 +115,8 @@ def packing_program(
     collective = check_collective(collective)
     if collective not in ("allgather", "reducescatter", "allreduce"):
         raise SpecError(f"{collective} is not a ReduceScatter / AllGather / AllReduce")
-    if order not in ("schedule", "depth"):
+    given = order if isinstance(order, Mapping) else None
+    if given is None and order not in ("schedule", "depth"):
         raise SpecError(f"order {order!r} is not 'schedule' or 'depth'")
     trees = _trees(packing, direction)
     if not trees:
@@ -128,7 +131,10 @@ def packing_program(
 
     def phase(kind: str) -> PhaseBuilder:
         rounds = min(max(counts), FIFO_ROUNDS)
-        slots = fifo_slots(trees, kind, rounds=rounds) if order == "schedule" else {}
+        if given is not None:
+            slots = dict(given[kind])
+        else:
+            slots = fifo_slots(trees, kind, rounds=rounds) if order == "schedule" else {}
         jobs = []
         for ti, t in enumerate(trees):
             for v in t.parent:
@@ -173,7 +179,7 @@ def packing_program(
             "roots": roots,
             "chunks": [max(counts)],
             "heights": [max(t.height for t in trees)],
-            "order": order,
+            "order": order if given is None else "given",
         },
     )
 

@@ -40,15 +40,15 @@ _Strict = validators.extend(
 @cache
 def _registry() -> Registry:
     resources = []
-    for path in sorted(SCHEMAS.glob("*.json")):
+    for path in sorted(SCHEMAS.glob("*.schema.json")):
         resources.append((BASE + path.name, Resource.from_contents(json.loads(path.read_text()))))
     return Registry().with_resources(resources)
 
 
 @cache
 def validator(name: str) -> Any:
-    """A validator for ``docs/schemas/<name>.json`` in which integers are JSON integers."""
-    schema = json.loads((SCHEMAS / f"{name}.json").read_text())
+    """A validator for ``docs/schemas/<name>.schema.json`` in which integers are JSON integers."""
+    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
     return _Strict(schema, registry=_registry())
 
 

@@ -1,4 +1,4 @@
-"""The campaign's judge of prove's certificate files, from docs/schemas/proof.json.
+"""The campaign's judge of prove's certificate files, from docs/schemas/proof.schema.json.
 
 A certificate file is valid when it is schema-valid; ``size`` is its spec's size; ``upper`` is a
 Frank subpartition that rules out ``max_trees + 1`` trees (recounted); ``lower`` shows

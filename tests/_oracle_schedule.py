@@ -1,4 +1,5 @@
-"""The campaign's judge of schedule tables, from docs/schemas/schedule.json and the build rules.
+"""The campaign's judge of schedule tables, from docs/schemas/schedule.schema.json and the build
+rules (AllToAll route tables: :mod:`_oracle_alltoall`).
 
 A table is valid when its entries, grouped by (phase, set, tree), are arborescences of the
 topology in data direction rooted at the listed roots and reaching every rank (a compute chiplet
@@ -16,10 +17,11 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from _oracle_alltoall import alltoall_problem
 from _oracle_common import check_schema, compute, need
 from _oracle_trees import topology
 
-PHASES = ("rs", "ag", "bcast", "reduce")
+PHASES = ("rs", "ag", "bcast", "reduce", "a2a")
 OF = {
     "allreduce": ("rs", "ag"),
     "reducescatter": ("rs",),
@@ -141,6 +143,9 @@ def schedule_problem(doc: Any, original: dict[str, Any]) -> None:
     """Raise :class:`Invalid` unless the schedule document ``doc`` is provably valid."""
     check_schema(doc, "schedule", original)
     G = topology(doc["topology"])
+    if doc["collective"] == "alltoall":
+        alltoall_problem(doc, G, _split, _progress)
+        return
     coll, entries, roots = doc["collective"], doc["entries"], doc["roots"]
     ranks = doc["ranks"]
     need(ranks == sorted(set(ranks)) and set(ranks) <= set(compute(G)), "ranks")

@@ -1,4 +1,5 @@
-"""The campaign's judge of topology and design files, from docs/schemas/topology.json, design.json.
+"""The campaign's judge of topology and design files, from docs/schemas/topology.schema.json and
+design.schema.json.
 
 A topology file is valid when it is schema-valid JSON with distinct node ids, arcs between
 existing distinct nodes, each (src, dst, key) once and parallel arcs keyed 0, 1, ...; when its

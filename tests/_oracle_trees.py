@@ -1,4 +1,5 @@
-"""The campaign's judge of tree files, written from docs/schemas/trees.json and trees/model.py.
+"""The campaign's judge of tree files, written from docs/schemas/trees.schema.json and
+trees/model.py.
 
 A tree file is valid when it is schema-valid JSON; every tree is an arborescence of the named
 topology in data direction, rooted at its root, reaching every span node, as tall as it says;

@@ -8,9 +8,11 @@ for the throughput cuts (:mod:`supermesh.trees.bounds.throughput`, :mod:`superme
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -22,12 +24,10 @@ __all__ = ["FlowNetwork", "flow_network"]
 
 @dataclass(frozen=True)
 class FlowNetwork:
-    """A topology as an igraph digraph with integer capacities.
+    """A topology as a simple digraph with integer capacities (igraph built on first use).
 
     Attributes
     ----------
-    graph : igraph.Graph
-        Directed, simple (no parallel arcs); vertex ``i`` is topology node ``nodes[i]``.
     capacity : list of int
         Multiplicity of each igraph edge, in edge-id order.
     nodes : list of int
@@ -36,18 +36,24 @@ class FlowNetwork:
         Topology node id -> igraph vertex.
     bandwidths : list of tuple of float
         The ``bandwidth`` of each collapsed arc (default 1.0), per igraph edge.
+    pairs : list of tuple of int
+        The igraph edges as (source vertex, target vertex), in edge-id order.
     """
 
-    graph: ig.Graph
     capacity: list[int]
     nodes: list[int]
     index: dict[int, int]
     bandwidths: list[tuple[float, ...]]
+    pairs: list[tuple[int, int]]
 
-    @property
-    def pairs(self) -> list[tuple[int, int]]:
-        """The igraph edges as (source vertex, target vertex), in edge-id order."""
-        return [(int(a), int(b)) for a, b in self.graph.get_edgelist()]
+    @cached_property
+    def graph(self) -> ig.Graph:
+        """igraph digraph: directed, simple; vertex ``i`` is topology node ``nodes[i]``.
+
+        Built on first use, so that the path searches of :mod:`supermesh.topologies.connectivity`
+        never import igraph.
+        """
+        return _igraph().Graph(n=len(self.nodes), edges=self.pairs, directed=True)
 
     def bandwidth(self) -> list[float]:
         """Total bandwidth of each igraph edge (its parallel arcs together)."""
@@ -66,6 +72,27 @@ class FlowNetwork:
     def max_flow_value(self, s: int, t: int) -> int:
         """Max-flow value (number of arc-disjoint paths) from node ``s`` to node ``t``."""
         return round(self.graph.maxflow_value(self.index[s], self.index[t], capacity=self.capacity))
+
+
+def _igraph() -> Any:
+    """The igraph module, imported without its matplotlib plotting layer.
+
+    ``import igraph`` imports ``matplotlib.pyplot`` when matplotlib is installed (1-2 s, most
+    of a command's run time), only for plotting, which supermesh never asks igraph for. Hiding
+    matplotlib while igraph is first imported makes igraph take its documented fallback (no
+    plotting); matplotlib itself is untouched and imports normally afterwards.
+    """
+    if "igraph" in sys.modules:
+        return sys.modules["igraph"]
+    hide = "matplotlib" not in sys.modules
+    if hide:
+        sys.modules["matplotlib"] = None  # type: ignore[assignment]  # import raises ImportError
+    try:
+        import igraph
+    finally:
+        if hide:
+            del sys.modules["matplotlib"]
+    return igraph
 
 
 def flow_network(G: nx.MultiDiGraph, *, reverse: bool = False) -> FlowNetwork:
@@ -94,9 +121,6 @@ def flow_network(G: nx.MultiDiGraph, *, reverse: bool = False) -> FlowNetwork:
         counts[pair] += 1
         bws.setdefault(pair, []).append(float(bw))
     pairs = sorted(counts)
-    import igraph as ig
-
-    graph = ig.Graph(n=len(nodes), edges=pairs, directed=True)
     return FlowNetwork(
-        graph, [counts[p] for p in pairs], nodes, index, [tuple(bws[p]) for p in pairs]
+        [counts[p] for p in pairs], nodes, index, [tuple(bws[p]) for p in pairs], pairs
     )

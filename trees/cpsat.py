@@ -37,7 +37,10 @@ instead of stopping the run (``supermesh prove`` and the CLI handle Ctrl-C).
 
 from __future__ import annotations
 
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # importing OR-Tools costs about a second: only when a model is solved
+    from ortools.sat.python import cp_model
 
 __all__ = ["DTIME_PER_WORKER_SECOND", "new_solver", "work_of"]
 
@@ -96,6 +99,8 @@ def new_solver(
     seconds = max(0.01, float(time_limit))
     if deterministic_time is None:
         deterministic_time = work_of(seconds, workers)
+    from ortools.sat.python import cp_model
+
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = seconds
     solver.parameters.max_deterministic_time = max(1e-3, float(deterministic_time))

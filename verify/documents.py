@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from supermesh.errors import InputFileError
+from supermesh.topologies.costs import split_cost_options
 from supermesh.topologies.spec import build, parse_spec
 from supermesh.verify.claims import UNPROVEN, Claim, verdict_word
 from supermesh.verify.findings import Finding
@@ -149,7 +150,7 @@ def expected_compute(spec: str) -> int:
     """The number of compute chiplets ``spec`` asks for, read from the spec without building it."""
     if re.search(r"\d{7,}", spec):
         raise InputFileError(f"topology {spec!r} is far too large; refusing to build it")
-    _, size, _, _ = parse_spec(spec)
+    _, size, _, _ = parse_spec(split_cost_options(spec)[0])
     return int(sum(size[0])) if len(size) == 1 else int(size[0]) * int(size[1])
 
 

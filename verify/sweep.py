@@ -1,25 +1,34 @@
 """Check a sweep CSV (``supermesh sweep --csv``): every row against the row schema and itself.
 
-The columns (``docs/schemas/sweep-row.json`` describes one row), in this order::
+The columns (``docs/schemas/sweep-row.schema.json`` describes one row), in this order::
 
     topology, chiplets, collective, algorithm, bytes, time, unit, seconds, algbw, lower_bound,
-    ratio_to_bound, max_link_utilization, energy_joules, error
+    ratio_to_bound, max_link_utilization, energy_joules, router_static_joules,
+    router_dynamic_joules, link_static_joules, link_dynamic_joules, flits, error
+
+and, unless the sweep ran with ``--no-compare``, two more: ``speedup_vs_mesh``,
+``speedup_vs_tacos``.
 
 What a row must satisfy (recounted here; none of the simulator runs):
 
 - ``topology`` builds and ``chiplets`` is its number of compute chiplets; ``collective`` and
   ``algorithm`` are known names; ``bytes`` a positive integer; ``unit`` the same in every row.
 - a row with an ``error`` message has no results; any other row has all of them: ``time``,
-  ``seconds``, ``lower_bound`` and ``energy_joules`` finite and positive (energy at least 0),
-  ``max_link_utilization`` in ``[0, 1]``;
-- ``algbw = bytes / time`` and ``ratio_to_bound = time / lower_bound`` (relative tolerance
-  ``1e-6``), ``ratio_to_bound >= 1`` (no schedule beats the cut bound); ``seconds = time`` when
-  the unit is ``seconds``, else ``seconds / time`` is one constant (the preset's seconds per
-  unit) for the whole file.
+  ``seconds``, ``lower_bound`` finite and positive, the energies finite and at least 0,
+  ``flits`` a count, ``max_link_utilization`` in ``[0, 1]``;
+- ``algbw = bytes / time``, ``ratio_to_bound = time / lower_bound`` and ``energy_joules`` the
+  sum of its four components (relative tolerance ``1e-6``), ``ratio_to_bound >= 1`` (no schedule
+  beats the cut bound); ``seconds = time`` when the unit is ``seconds``, else ``seconds / time``
+  is one constant (the preset's seconds per unit) for the whole file;
+- a speedup is empty or positive; ``speedup_vs_mesh`` is empty on a topology without a grid (and
+  on an error row), ``speedup_vs_tacos`` for a collective TACOS does not synthesise; where the
+  baseline's row (the same case on ``mesh:RxC``, or with algorithm ``tacos``) is in the file,
+  the speedup is its time over this row's, rounded to 4 decimals (a mesh row's own
+  ``speedup_vs_mesh`` and a TACOS row's ``speedup_vs_tacos`` are therefore 1).
 
-The simulated values themselves (times, bounds, utilisations, energies) are the simulator's:
-verify holds them to these relations but does not simulate again, so they are one unproven
-claim of the file.
+The simulated values themselves (times, bounds, utilisations, energies, and speedups whose
+baseline row is not in the file) are the simulator's: verify holds them to these relations but
+does not simulate again, so they are one unproven claim of the file.
 """
 
 from __future__ import annotations
@@ -38,19 +47,34 @@ from supermesh.verify.claims import unproven, unproven_findings
 from supermesh.verify.documents import FileReport, expected_compute
 from supermesh.verify.findings import Finding
 
-__all__ = ["ALGORITHMS", "COLUMNS", "check_sweep_file", "check_sweep_rows", "read_csv_file"]
+__all__ = [
+    "ALGORITHMS",
+    "COLUMNS",
+    "SPEEDUPS",
+    "check_sweep_file",
+    "check_sweep_rows",
+    "read_csv_file",
+]
 
+COMPONENTS = ("router_static", "router_dynamic", "link_static", "link_dynamic")
 COLUMNS = (
     "topology", "chiplets", "collective", "algorithm", "bytes", "time", "unit", "seconds",
-    "algbw", "lower_bound", "ratio_to_bound", "max_link_utilization", "energy_joules", "error",
+    "algbw", "lower_bound", "ratio_to_bound", "max_link_utilization", "energy_joules",
+    *(f"{c}_joules" for c in COMPONENTS), "flits", "error",
 )  # fmt: skip
-"""The header of a sweep CSV, in order."""
-ALGORITHMS = ("pipeline", "tto", "paper", "throughput", "ring", "bidir-ring", "direct", "multitree")
+"""The header of a sweep CSV, in order (followed by :data:`SPEEDUPS` unless ``--no-compare``)."""
+SPEEDUPS = ("speedup_vs_mesh", "speedup_vs_tacos")
+"""The comparison columns a sweep adds by default."""
+ALGORITHMS = (
+    "pipeline", "tto", "paper", "throughput", "tacos", "ring", "bidir-ring", "direct",
+    "multitree", "teccl",
+)  # fmt: skip
 """The algorithms a sweep row may name (``supermesh sim -a``)."""
-COLLECTIVES = ("allreduce", "reducescatter", "allgather", "broadcast", "reduce")
+COLLECTIVES = ("allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall")
+TACOS_COLLECTIVES = ("allgather", "reducescatter", "allreduce")
 RESULTS = (
     "time", "seconds", "algbw", "lower_bound", "ratio_to_bound", "max_link_utilization",
-    "energy_joules",
+    "energy_joules", *(f"{c}_joules" for c in COMPONENTS), "flits",
 )  # fmt: skip
 _TOL = 1e-6
 _SHOWN = 20
@@ -112,15 +136,21 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= _TOL * max(abs(a), abs(b), 1e-300)
 
 
-def _row(row: dict[str, str], sizes: dict[str, int | None]) -> tuple[list[str], float | None]:
+def _row(
+    row: dict[str, str], sizes: dict[str, int | None], meshes: dict[str, str | None]
+) -> tuple[list[str], float | None]:
     """The faults of one row, and its seconds-per-time ratio (None: error row or seconds unit)."""
     bad: list[str] = []
     spec = row["topology"]
     if spec not in sizes:
+        meshes[spec] = None
         try:
             expected_compute(spec)
             G = build(spec)
             sizes[spec] = sum(1 for _, k in G.nodes(data="kind") if k == "compute")
+            rows, cols = G.graph.get("rows"), G.graph.get("cols")
+            if rows and cols and G.graph.get("family") != "hexamesh":
+                meshes[spec] = f"mesh:{rows}x{cols}"  # the plain mesh a user would otherwise have
         except SupermeshError:
             sizes[spec] = None
     if sizes[spec] is None:
@@ -134,8 +164,15 @@ def _row(row: dict[str, str], sizes: dict[str, int | None]) -> tuple[list[str], 
     nbytes = _count(row["bytes"])
     if not nbytes:
         bad.append(f"bytes {row['bytes']!r} is not a positive integer")
+    for c in SPEEDUPS:
+        if c in row and row[c] and not (_number(row[c]) or 0) > 0:
+            bad.append(f"{c} {row[c]!r} is neither empty nor a positive number")
+    if row.get("speedup_vs_mesh") and (row["error"] or meshes.get(spec) is None):
+        bad.append("speedup_vs_mesh is given, but there is no mesh baseline for this row")
+    if row.get("speedup_vs_tacos") and (row["error"] or row["collective"] not in TACOS_COLLECTIVES):
+        bad.append("speedup_vs_tacos is given, but TACOS has no baseline for this row")
     if row["error"]:
-        filled = [c for c in (*RESULTS, "chiplets") if row[c] and c != "chiplets"]
+        filled = [c for c in RESULTS if row[c]]
         if filled:
             bad.append(f"an error row has results: {', '.join(filled)}")
         return bad, None
@@ -148,10 +185,18 @@ def _row(row: dict[str, str], sizes: dict[str, int | None]) -> tuple[list[str], 
     for c in ("time", "seconds", "lower_bound", "algbw", "ratio_to_bound"):
         if not v[c] > 0:
             bad.append(f"{c} {row[c]} is not positive")
-    if v["energy_joules"] < 0 or not 0 <= v["max_link_utilization"] <= 1:
-        bad.append("energy must be >= 0 and max_link_utilization in [0, 1]")
+    energies = ("energy_joules", *(f"{c}_joules" for c in COMPONENTS))
+    if any(v[c] < 0 for c in energies) or not 0 <= v["max_link_utilization"] <= 1:
+        bad.append("energies must be >= 0 and max_link_utilization in [0, 1]")
+    if _count(row["flits"]) is None:
+        bad.append(f"flits {row['flits']!r} is not a count")
     if bad:
         return bad, None
+    parts = sum(v[c] for c in energies[1:])
+    if not _close(v["energy_joules"], parts) and abs(v["energy_joules"] - parts) > 1e-300:
+        bad.append(
+            f"energy_joules {row['energy_joules']} is not the sum of its components {parts:.6g}"
+        )
     if nbytes and not _close(v["algbw"], nbytes / v["time"]):
         bad.append(f"algbw {row['algbw']} is not bytes / time = {nbytes / v['time']:.6g}")
     if not _close(v["ratio_to_bound"], v["time"] / v["lower_bound"]):
@@ -168,6 +213,31 @@ def _row(row: dict[str, str], sizes: dict[str, int | None]) -> tuple[list[str], 
     return bad, v["seconds"] / v["time"]
 
 
+def _speedups(
+    good: dict[int, dict[str, str]], meshes: dict[str, str | None]
+) -> list[tuple[int, str]]:
+    """Speedups whose baseline row is in the file, recomputed: base time / time, 4 decimals."""
+    times: dict[tuple[str, ...], float] = {}
+    for row in good.values():
+        key = (row["topology"], row["collective"], row["algorithm"], row["bytes"])
+        times.setdefault(key, float(row["time"]))
+    bad = []
+    for i, row in good.items():
+        spec, coll, alg, size = row["topology"], row["collective"], row["algorithm"], row["bytes"]
+        mesh = meshes.get(spec)
+        bases = {
+            "speedup_vs_mesh": None if mesh is None else (mesh, coll, alg, size),
+            "speedup_vs_tacos": (spec, coll, "tacos", size) if coll in TACOS_COLLECTIVES else None,
+        }
+        for c, base in bases.items():
+            if base is None or base not in times or not row[c]:
+                continue
+            want = times[base] / float(row["time"])
+            if abs(float(row[c]) - want) > 5e-5 + _TOL * want:
+                bad.append((i, f"{c} {row[c]} is not {base[0]}'s time / this time = {want:.4f}"))
+    return bad
+
+
 def check_sweep_rows(rows: list[list[str]], source: str = "sweep CSV") -> FileReport:
     """Check the rows of a sweep CSV, header first (see the module docstring).
 
@@ -180,29 +250,39 @@ def check_sweep_rows(rows: list[list[str]], source: str = "sweep CSV") -> FileRe
     --------
     >>> head = list(COLUMNS)
     >>> row = ["mesh:2x2", "4", "allreduce", "pipeline", "1024", "100", "cycle", "1e-7", "10.24",
-    ...        "50", "2", "0.5", "1e-6", ""]
+    ...        "50", "2", "0.5", "1e-6", "4e-7", "3e-7", "2e-7", "1e-7", "96", ""]
     >>> check_sweep_rows([head, row]).verdict
     'OK (1 claim unproven)'
     """
-    if not rows or tuple(rows[0]) != COLUMNS:
+    if not rows or tuple(rows[0]) not in (COLUMNS, COLUMNS + SPEEDUPS):
         raise InputFileError(
             f"{source} is not a sweep CSV: its header is not {','.join(COLUMNS)}",
             hint="verify reads the CSV of `supermesh sweep --csv`; schedule tables as .json",
         )
+    header = tuple(rows[0])
     found: list[Finding] = []
     sizes: dict[str, int | None] = {}
-    units = {r[6] for r in rows[1:] if len(r) == len(COLUMNS)}
+    meshes: dict[str, str | None] = {}
+    units = {r[6] for r in rows[1:] if len(r) == len(header)}
     ratios: list[tuple[int, float]] = []
+    good: dict[int, dict[str, str]] = {}
     for i, cells in enumerate(rows[1:], start=1):
-        if len(cells) != len(COLUMNS):
+        if len(cells) != len(header):
             found.append(
-                Finding("sweep-mismatch", f"row {i} has {len(cells)} cells, not {len(COLUMNS)}")
+                Finding("sweep-mismatch", f"row {i} has {len(cells)} cells, not {len(header)}")
             )
             continue
-        bad, ratio = _row(dict(zip(COLUMNS, cells, strict=True)), sizes)
+        row = dict(zip(header, cells, strict=True))
+        bad, ratio = _row(row, sizes, meshes)
         if ratio is not None:
             ratios.append((i, ratio))
+        if not bad and not row["error"]:
+            good[i] = row
         for msg in bad[:3]:
+            if len(found) < _SHOWN:
+                found.append(Finding("sweep-mismatch", f"row {i}: {msg}"))
+    if header == COLUMNS + SPEEDUPS:
+        for i, msg in _speedups(good, meshes):
             if len(found) < _SHOWN:
                 found.append(Finding("sweep-mismatch", f"row {i}: {msg}"))
     if len(units) > 1:
@@ -220,7 +300,7 @@ def check_sweep_rows(rows: list[list[str]], source: str = "sweep CSV") -> FileRe
     claims = [
         unproven(
             "rows",
-            f"the simulated times, bounds and energies of {n} row(s)",
+            f"the simulated times, bounds, energies and speedups of {n} row(s)",
             "the simulator's results: held to their relations, not simulated again",
         )
     ]

@@ -4,7 +4,9 @@
 shell) and writes their files into a directory: topologies and designs, tree files of every
 method (out, in, TTO, infeasible with its certificate, root sets, weighted with equal parts and
 with LP shares, memory chiplets relaying, the paper's Algorithm 1), schedules of every collective
-(AllReduce, AllGather, ReduceScatter, Broadcast, TTO, weighted AllGather, AllReduce from a size),
+(AllReduce, AllGather, ReduceScatter, Broadcast, TTO, weighted AllGather, AllReduce from a size;
+the synthesisers' tables: TACOS with its own FIFO steps, TE-CCL, AllToAll routes direct and
+TE-CCL), topologies with per-arc link costs,
 ``prove`` certificate files and a sweep CSV. The mutation campaign
 (:mod:`supermesh.testing.mutations`) breaks these files one field at a time.
 
@@ -30,6 +32,7 @@ __all__ = ["CORPUS", "KIND_OF", "write_corpus"]
 CORPUS: dict[str, tuple[str, str]] = {
     "topology": ("topo smbi:4x4", "-o"),
     "topology-hexamesh": ("topo hexamesh:r1,memory=south", "-o"),
+    "topology-costs": ("topo smbi:3x3,bandwidth=2,latency=3,added-latency=0.5", "-o"),
     "design": ("design mesh:4x4 --target-trees 4", "-o"),
     "trees-out": ("trees smbi:4x4", "-o"),
     "trees-in": ("trees smbi:4x4 --direction in", "-o"),
@@ -47,9 +50,17 @@ CORPUS: dict[str, tuple[str, str]] = {
     "schedule-tto": ("schedule mesh:4x4 -c allreduce -a tto --chunks 3", "-o"),
     "schedule-weighted": ("schedule smbi:4x4 -c allgather -a throughput --chunks 4", "-o"),
     "schedule-size": ("schedule smbi:4x4 -c allreduce --size 1MiB", "-o"),
+    "schedule-tacos": ("schedule smbi:3x3 -c allgather -a tacos --chunks 2", "-o"),
+    "schedule-tacos-allreduce": ("schedule mesh:3x3 -c allreduce -a tacos", "-o"),
+    "schedule-teccl": ("schedule mesh:3x3 -c allgather -a teccl", "-o"),
+    "schedule-alltoall": ("schedule smbi:3x3 -c alltoall -a direct", "-o"),
+    "schedule-alltoall-teccl": ("schedule mesh:2x3 -c alltoall -a teccl", "-o"),
     "proof-smbi": ("prove smbi --sizes 4 --workers 1", "smbi_4x4.json"),
     "proof-mesh": ("prove mesh --sizes 3 --workers 1", "mesh_3x3.json"),
-    "sweep": ("sweep mesh:3x3 smbi:3x3 --sizes 64KiB,1MiB -c allreduce -a pipeline,ring", "--csv"),
+    "sweep": (
+        "sweep mesh:3x3 smbi:3x3 --sizes 64KiB,1MiB -c allreduce -a pipeline,ring,tacos",
+        "--csv",
+    ),
 }
 """The corpus: name -> (``supermesh`` arguments, where the file is written)."""
 

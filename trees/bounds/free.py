@@ -21,6 +21,7 @@ from typing import Any
 import networkx as nx
 
 from supermesh.errors import TopologyError
+from supermesh.topologies.connectivity import ArcNet
 from supermesh.trees.bounds.counts import CountBound, count_net, span_indices
 
 __all__ = ["in_degree_upper_bound", "max_trees_free"]
@@ -64,6 +65,10 @@ def in_degree_upper_bound(
     """
     net = count_net(G, direction)
     targets, _ = span_indices(G, net, span)
+    return _degree_bound(net, targets)
+
+
+def _degree_bound(net: ArcNet, targets: list[int]) -> tuple[int, dict[str, Any]]:
     if len(targets) < 2:
         raise TopologyError(
             "a span of one node is reached by any number of trees",
@@ -143,7 +148,7 @@ def max_trees_free(
 
     net = count_net(G, direction)
     targets, exact = span_indices(G, net, span)
-    bound, cert = in_degree_upper_bound(G, direction=direction, span=span)
+    bound, cert = _degree_bound(net, targets)
     k, y, cert = maximise_free(net, targets, bound, cert, all_nodes=exact, distinct=distinct)
     roots = tuple(sorted(net.nodes[v] for v in range(net.n) for _ in range(y[v])))
     return CountBound(k, roots, cert, direction, exact)

@@ -30,9 +30,10 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ortools.sat.python import cp_model
+if TYPE_CHECKING:  # OR-Tools is imported when a model is built, not with the package
+    from ortools.sat.python import cp_model
 
 from supermesh.trees.bounds.heights import WorkingNetwork, tree_depths
 from supermesh.trees.cpsat import new_solver
@@ -240,6 +241,8 @@ def build_model(problem: PackingProblem) -> tuple[cp_model.CpModel, PackingModel
     'feasible'
     """
     H = problem.max_height
+    from ortools.sat.python import cp_model
+
     model = cp_model.CpModel()
     k = len(problem.roots)
     x: list[dict[tuple[int, int], cp_model.IntVar]] = []
@@ -368,6 +371,8 @@ def solve(
     code = solver.solve(model)
     wall = time.perf_counter() - start
     work = float(solver.deterministic_time)
+    from ortools.sat.python import cp_model
+
     names = {
         cp_model.OPTIMAL: "optimal",
         cp_model.FEASIBLE: "feasible",

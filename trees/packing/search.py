@@ -38,10 +38,9 @@ import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
-from ortools.sat.python import cp_model
 
 from supermesh.errors import SolverError, SpecError
 from supermesh.topologies.model import check_nodes
@@ -66,6 +65,9 @@ from supermesh.trees.packing.model import (
     fix_parents,
     solve,
 )
+
+if TYPE_CHECKING:  # OR-Tools is imported when a model is built, not with the package
+    from ortools.sat.python import cp_model
 
 __all__ = ["pack_trees"]
 
@@ -104,7 +106,7 @@ def _ball(net: WorkingNetwork, centre: set[int], radius: int) -> set[int]:
 REPAIR_RADII = (3, 6)
 """Hops around the too-deep nodes that a local repair frees (the rest of the warm start stays)."""
 
-Built = tuple[cp_model.CpModel, PackingModel]
+Built = tuple["cp_model.CpModel", PackingModel]
 Rank = Callable[[list[int]], tuple[int, ...]]
 
 

@@ -3,7 +3,7 @@
 A certificate file is the JSON document (``format: "supermesh-proof"``) that
 :func:`~supermesh.trees.prove.size.prove_size` computes for one size: the tree count with its
 Frank subpartition (``upper``) and a packing (``lower``), and per root choice the trees or the
-Edmonds cut (every field: :mod:`supermesh.verify.proof.file`, ``docs/schemas/proof.json``).
+Edmonds cut (every field: :mod:`supermesh.verify.proof.file`, ``docs/schemas/proof.schema.json``).
 :func:`recheck_document` re-checks its claims with the independent checker of
 :mod:`supermesh.verify` (the one ``supermesh verify`` runs); :func:`reusable_document` reads a
 file back when that check passes and the file settles every root choice asked for (resuming a

@@ -22,11 +22,12 @@ stop on work rather than on the clock; its ``time_limit`` is only the wall-clock
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import networkx as nx
 
+from supermesh.topologies.symmetry import grid_automorphisms
 from supermesh.trees.bounds.heights import WorkingNetwork, bfs_distances, tree_depths
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.trees.packing.model import PackingProblem, build_model, solve
@@ -44,21 +45,16 @@ Perm = dict[int, int]
 Parents = dict[int, int]
 
 
-def _candidates(rows: int, cols: int) -> list[Callable[[int, int], tuple[int, int]]]:
-    R, C = rows - 1, cols - 1
-    maps: list[Callable[[int, int], tuple[int, int]]] = [
-        lambda r, c: (R - r, C - c),  # half turn
-        lambda r, c: (r, C - c),  # mirror left-right
-        lambda r, c: (R - r, c),  # mirror top-bottom
-    ]
-    if rows == cols:
-        maps += [
-            lambda r, c: (c, R - r),  # quarter turn clockwise
-            lambda r, c: (C - c, r),  # quarter turn anticlockwise
-            lambda r, c: (c, r),  # transpose
-            lambda r, c: (C - c, R - r),  # anti-transpose
-        ]
-    return maps
+_ORDER = (
+    "half turn",
+    "mirror left-right",
+    "mirror top-bottom",
+    "quarter turn clockwise",
+    "quarter turn anticlockwise",
+    "transpose",
+    "anti-transpose",
+)
+"""The order symmetries are tried in (the first that fits a root set is used)."""
 
 
 def grid_symmetries(G: nx.MultiDiGraph, net: WorkingNetwork) -> list[Perm]:
@@ -88,12 +84,8 @@ def grid_symmetries(G: nx.MultiDiGraph, net: WorkingNetwork) -> list[Perm]:
         return []
     if any(d.get("kind") != "compute" for _, d in G.nodes(data=True)):
         return []
-    found = []
-    for f in _candidates(int(rows), int(cols)):
-        perm = {v: where[f(r, c)] for (r, c), v in where.items()}
-        if all(net.capacity.get((perm[u], perm[v]), 0) == m for (u, v), m in net.capacity.items()):
-            found.append(perm)
-    return found
+    # arc-disjointness counts arcs, so the symmetries need only keep multiplicities
+    return grid_automorphisms(G, weighted=False, order=_ORDER)[1:]
 
 
 def _power(perm: Perm, times: int) -> Perm:

@@ -22,10 +22,24 @@ JSON (``format: "supermesh-schedule"``, ``version: 1``)::
 ``chunks`` chunks, and reads and writes exactly as before the field existed.
 
 Reading is strict about what a file may contain (every field is described in
-``docs/schemas/schedule.json``): counts and ids are integers (not booleans, not negative;
+``docs/schemas/schedule.schema.json``): counts and ids are integers (not booleans, not negative;
 ``chunks`` and ``chunk_bytes`` at least 1, ``nbytes`` null or at least 1), ``barrier`` is a
 boolean, ``roots`` and ``ranks`` are lists of node ids, ``deps`` lists entry ids, ``shares`` are
 finite numbers. Anything else raises :class:`~supermesh.errors.InputFileError` naming the field.
+
+AllToAll (``collective: "alltoall"``, :data:`ROUTE_COLLECTIVES`): point-to-point routes instead
+of trees. "Tree" ``t`` of set ``s`` is a *route* from ``roots[s][t]`` (its source) to
+``dests[s][t]`` (its destination, the one extra field, written only for these tables), carrying
+``shares[s][t]`` of the block that source sends to that destination. Block ``b = i * n + j``
+(``i``, ``j`` the positions of source and destination in ``ranks``, ``n`` ranks) is the chunks
+``[b*C, b*C + C - 1]`` (``C = chunks``); a pair's routes, in route order, carry consecutive ranges
+of its block, split by their shares with the rule of weighted tables. One set; ``ranks``
+ascending; no barrier; from ``nbytes``, ``C = max(the most routes of a pair, ceil(nbytes / (n *
+chunk_bytes)))``; entries in order of (depth, route, src, dst, key).
+Every entry has phase ``a2a``, is one hop of its route (``depth`` = hop number, from 1), waits for
+the previous hop of the same route (``deps``), has ``op`` ``send`` on the first hop and
+``recv-send`` after, and ``on_recv`` ``store``. :mod:`supermesh.trees.schedule.routes` builds
+them; :mod:`supermesh.verify.schedule.alltoall` checks them.
 """
 
 from __future__ import annotations
@@ -37,11 +51,22 @@ from typing import Any
 from supermesh.errors import InputFileError
 from supermesh.trees.model import json_count, json_number
 
-__all__ = ["CHUNK_BYTES", "COLLECTIVES", "FIELDS", "FORMAT", "PHASES", "Schedule", "ScheduleEntry"]
+__all__ = [
+    "CHUNK_BYTES",
+    "COLLECTIVES",
+    "FIELDS",
+    "FORMAT",
+    "PHASES",
+    "ROUTE_COLLECTIVES",
+    "Schedule",
+    "ScheduleEntry",
+]
 
 FORMAT = "supermesh-schedule"
 COLLECTIVES = ("allreduce", "reducescatter", "allgather", "broadcast", "reduce")
-PHASES = ("rs", "ag", "bcast", "reduce")
+ROUTE_COLLECTIVES = ("alltoall",)
+"""Collectives whose tables hold point-to-point routes (module docstring), not trees."""
+PHASES = ("rs", "ag", "bcast", "reduce", "a2a")
 CHUNK_BYTES = 12288
 """Bytes per chunk per tree edge: 3 messages of 4096 B (BRIEF section 4)."""
 
@@ -166,6 +191,9 @@ class Schedule:
         Weighted tables: the share of its root's data each tree carries, per set, per tree (the
         shape of ``roots``; the shares of one root add up to 1). ``None``: every tree carries
         ``chunks`` chunks.
+    dests : tuple of tuple of int, or None
+        AllToAll tables: the destination of each route, per set, per route (the shape of
+        ``roots``, which hold the sources). ``None`` for tree tables.
 
     Examples
     --------
@@ -192,6 +220,12 @@ class Schedule:
     entries: tuple[ScheduleEntry, ...]
     tables: dict[int, tuple[int, ...]]
     shares: tuple[tuple[float, ...], ...] | None = None
+    dests: tuple[tuple[int, ...], ...] | None = None
+
+    @property
+    def routes(self) -> bool:
+        """True for a table of point-to-point routes (AllToAll, ``dests`` set)."""
+        return self.dests is not None
 
     @property
     def weighted(self) -> bool:
@@ -227,6 +261,8 @@ class Schedule:
         }
         if self.shares is not None:
             doc["shares"] = [list(s) for s in self.shares]
+        if self.dests is not None:
+            doc["dests"] = [list(d) for d in self.dests]
         return doc
 
     @classmethod
@@ -237,7 +273,7 @@ class Schedule:
         for name in ("topology", "collective", "chunks", "entries", "tables", "roots", "ranks"):
             if name not in doc:
                 raise InputFileError(f"{source} lacks the field {name!r}")
-        if doc["collective"] not in COLLECTIVES:
+        if doc["collective"] not in COLLECTIVES + ROUTE_COLLECTIVES:
             raise InputFileError(f"{source} has unknown collective {doc['collective']!r}")
         if isinstance(doc.get("version", 1), bool) or doc.get("version", 1) != 1:
             raise InputFileError(f"{source} has version {doc.get('version')!r}; this tool reads 1")
@@ -264,6 +300,26 @@ class Schedule:
             json_count(r, f"{source} ranks entry")
         if not isinstance(doc["entries"], list):
             raise InputFileError(f"{source} entries must be a list")
+        dests = doc.get("dests")
+        routed = doc["collective"] in ROUTE_COLLECTIVES
+        if routed != (dests is not None) or not (
+            dests is None
+            or (
+                isinstance(dests, list)
+                and all(
+                    isinstance(d, list)
+                    and all(isinstance(x, int) and not isinstance(x, bool) for x in d)
+                    for d in dests
+                )
+            )
+        ):
+            raise InputFileError(
+                f"{source}: 'dests' (lists of node ids per set) belongs to AllToAll tables, "
+                "and only to them"
+            )
+        for si, ds in enumerate(dests or ()):
+            for d in ds:
+                json_count(d, f"{source} dests of set #{si}")
         entries = tuple(
             ScheduleEntry.from_json(e, where=f"{source} entry #{i}")
             for i, e in enumerate(doc["entries"])
@@ -298,4 +354,5 @@ class Schedule:
             entries=entries,
             tables={int(k): tuple(v) for k, v in tables.items()},
             shares=shares,
+            dests=None if dests is None else tuple(tuple(d) for d in dests),
         )

@@ -3,7 +3,7 @@
 - :mod:`~supermesh.trees.throughput.pack`: :func:`pack_throughput`, the entry point.
 - :mod:`~supermesh.trees.throughput.lp`: column generation; the master LP in GLOP
   (:mod:`~supermesh.trees.throughput.master`) over the indexed network and its symmetry orbits
-  (:mod:`~supermesh.trees.throughput.model`, :mod:`~supermesh.trees.throughput.symmetry`);
+  (:mod:`~supermesh.trees.throughput.model`, :mod:`~supermesh.topologies.symmetry`);
   pricing is a cheapest spanning tree of bounded height
   (:mod:`~supermesh.trees.throughput.pricing`).
 - :mod:`~supermesh.trees.throughput.exact`: exact rational shares from the LP's floats, and the

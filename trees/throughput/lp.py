@@ -12,7 +12,7 @@ at ``r`` improves the master iff its price ``sum_{a in T} pi_a`` is below ``mu_r
 problem is a minimum-cost arborescence of height at most ``H``
 (:mod:`supermesh.trees.throughput.pricing`).
 
-Symmetry: with a group of automorphisms (:mod:`supermesh.trees.throughput.symmetry`) the LP is
+Symmetry: with a group of automorphisms (:mod:`supermesh.topologies.symmetry`) the LP is
 solved over orbits (one row per orbit of roots and of arcs; a column is a tree and all its images
 at equal rate), which loses nothing (an optimal packing averaged over the group is optimal and
 symmetric) and divides the work by up to 8.

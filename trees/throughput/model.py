@@ -2,7 +2,7 @@
 
 :class:`Network` turns a topology into indexed nodes and arcs in the direction the data flow
 (in-trees are out-trees of the reversed network) and, with a group of automorphisms
-(:mod:`supermesh.trees.throughput.symmetry`), into orbits of roots and arcs. A :class:`Column` is
+(:mod:`supermesh.topologies.symmetry`), into orbits of roots and arcs. A :class:`Column` is
 one tree at an orbit representative (it stands for all its images); :class:`Progress` is the
 state of a column generation (:mod:`supermesh.trees.throughput.lp`), kept across height caps.
 """
@@ -15,8 +15,8 @@ from fractions import Fraction
 
 import networkx as nx
 
+from supermesh.topologies.symmetry import arc_permutation, grid_automorphisms
 from supermesh.trees.bounds.throughput import exact_fraction
-from supermesh.trees.throughput.symmetry import arc_permutation, grid_automorphisms
 
 __all__ = ["Column", "Network", "Progress"]
 

@@ -24,6 +24,7 @@ from supermesh.sim.collectives import tree_program
 from supermesh.sim.packing import packing_program, simulate_packing
 from supermesh.testing.strategies import topology_specs
 from supermesh.topologies import build, compute_nodes
+from supermesh.topologies.symmetry import grid_automorphisms
 from supermesh.trees.bounds.throughput import throughput_bound
 from supermesh.trees.throughput.exact import height_upper_bound
 from supermesh.trees.throughput.lp import column_generation
@@ -31,7 +32,6 @@ from supermesh.trees.throughput.model import Network, Progress
 from supermesh.trees.throughput.pack import pack_throughput
 from supermesh.trees.throughput.pricing import Pricing, bfs_labels, exact_price, label_search
 from supermesh.trees.throughput.rates import choose_parts, packing_rate, rate_view
-from supermesh.trees.throughput.symmetry import grid_automorphisms
 from supermesh.verify import check_packing, check_rates, check_tree
 
 
@@ -131,6 +131,21 @@ def test_allreduce_is_reducescatter_then_allgather():
 @pytest.mark.parametrize("spec", ["mesh:2x3", "smbi:3x3", "smuni:3x3", "mesh:2x2,memory=south"])
 def test_bound_equals_brute_force_over_every_node_set(spec):
     G = build(spec)
+    assert throughput_bound(G, "allgather").value == brute_force(G)
+    assert throughput_bound(G, "reducescatter").value == brute_force(G, leaving=True)
+
+
+@given(
+    st.sampled_from(["mesh:3x3", "smbi:3x3", "smalter:3x3", "torus:3x3", "mesh:2x4", "smbi:3x4"]),
+    st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from([0.5, 2.0, 3.0])), max_size=3),
+)
+def test_bound_with_symmetry_equals_brute_force_when_bandwidths_break_it(spec, changes):
+    # the bound checks one rank per orbit of the grid automorphisms; a bandwidth changed on
+    # some arcs breaks the symmetry, and the answer must still be the brute-force minimum
+    G = build(spec)
+    arcs = sorted(G.edges(keys=True))
+    for pick, bandwidth in changes:
+        G.edges[arcs[pick % len(arcs)]]["bandwidth"] = bandwidth
     assert throughput_bound(G, "allgather").value == brute_force(G)
     assert throughput_bound(G, "reducescatter").value == brute_force(G, leaving=True)
 

@@ -1,55 +1,63 @@
-"""Grid symmetries of a topology, used to shrink the throughput LP.
+"""Grid symmetries of a topology: the dihedral maps of its grid that are automorphisms.
 
-The tree-packing LP of :mod:`supermesh.trees.throughput.lp` is invariant under every automorphism
-of the topology that keeps the ranks: the image of a feasible packing is feasible with the same
-rate and heights. Averaging an optimal packing over a group of automorphisms gives an optimal
-packing that the whole group fixes, so the LP may be solved over group orbits: one root per orbit
-of roots, one capacity row per orbit of arcs (a factor of up to 8 fewer of each on a square grid).
+Several computations are invariant under every automorphism of the topology that keeps the
+ranks, and shrink by up to 8x on a square grid when they work on orbits: the throughput cut bound
+(:mod:`supermesh.trees.bounds.throughput`: one max-flow per orbit of ranks), the throughput LP
+(:mod:`supermesh.trees.throughput.model`: one root per orbit of roots, one capacity row per orbit
+of arcs) and the root-set search (:mod:`supermesh.trees.roots.symmetry`: mirror images reused).
 
 Only the dihedral maps of the grid coordinates (``row``, ``col``) are tried, and each is kept
 only if it really is an automorphism: it maps nodes to nodes of the same kind and every node pair
-to a pair with the same multiset of arc bandwidths. Topologies without grid coordinates get the
+to a pair with the same multiset of arc bandwidths (``weighted=True``) or the same number of arcs
+(``weighted=False``, what arc-disjointness sees). Topologies without grid coordinates get the
 trivial group. Nothing is assumed about a family by name.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import networkx as nx
 
-__all__ = ["arc_permutation", "grid_automorphisms"]
+__all__ = ["DIHEDRAL", "arc_permutation", "grid_automorphisms"]
 
 Arc = tuple[int, int, int]
 
 
-def _maps(rows: int, cols: int) -> list[Callable[[int, int], tuple[int, int]]]:
-    r1, c1 = rows - 1, cols - 1
-    maps: list[Callable[[int, int], tuple[int, int]]] = [
-        lambda r, c: (r, c),
-        lambda r, c: (r1 - r, c),
-        lambda r, c: (r, c1 - c),
-        lambda r, c: (r1 - r, c1 - c),
-    ]
-    if rows == cols:
-        maps += [
-            lambda r, c: (c, r),
-            lambda r, c: (c1 - c, r),
-            lambda r, c: (c, r1 - r),
-            lambda r, c: (c1 - c, r1 - r),
-        ]
-    return maps
+Coordinates = Callable[[int, int, int, int], tuple[int, int]]
+
+DIHEDRAL: dict[str, Coordinates] = {
+    "identity": lambda r, c, R, C: (r, c),
+    "mirror top-bottom": lambda r, c, R, C: (R - r, c),
+    "mirror left-right": lambda r, c, R, C: (r, C - c),
+    "half turn": lambda r, c, R, C: (R - r, C - c),
+    "transpose": lambda r, c, R, C: (c, r),
+    "quarter turn anticlockwise": lambda r, c, R, C: (C - c, r),
+    "quarter turn clockwise": lambda r, c, R, C: (c, R - r),
+    "anti-transpose": lambda r, c, R, C: (C - c, R - r),
+}
+"""The eight symmetries of a square, as maps of ``(row, col)`` given the last row ``R`` and
+column ``C``; the last four only on a square grid."""
+
+_SQUARE_ONLY = (
+    "transpose",
+    "quarter turn anticlockwise",
+    "quarter turn clockwise",
+    "anti-transpose",
+)
 
 
-def _signature(G: nx.MultiDiGraph) -> dict[tuple[int, int], tuple[float, ...]]:
+def _signature(G: nx.MultiDiGraph, weighted: bool) -> dict[tuple[int, int], tuple[float, ...]]:
     sig: dict[tuple[int, int], list[float]] = defaultdict(list)
     for u, v, bw in G.edges(data="bandwidth", default=1.0):
-        sig[(int(u), int(v))].append(float(bw))
+        sig[(int(u), int(v))].append(float(bw) if weighted else 1.0)
     return {p: tuple(sorted(b)) for p, b in sig.items()}
 
 
-def grid_automorphisms(G: nx.MultiDiGraph) -> list[dict[int, int]]:
+def grid_automorphisms(
+    G: nx.MultiDiGraph, *, weighted: bool = True, order: Sequence[str] | None = None
+) -> list[dict[int, int]]:
     """The dihedral grid maps that are automorphisms of ``G`` (identity first).
 
     Parameters
@@ -57,6 +65,11 @@ def grid_automorphisms(G: nx.MultiDiGraph) -> list[dict[int, int]]:
     G : networkx.MultiDiGraph
         A topology; nodes need integer ``row`` and ``col`` attributes for anything but the
         identity to be found.
+    weighted : bool
+        Compare arc bandwidths (True) or only how many arcs join each pair (False).
+    order : sequence of str, optional
+        Which maps of :data:`DIHEDRAL` to try, in this order (default: all, in its order). The
+        identity always comes first in the answer.
 
     Returns
     -------
@@ -83,12 +96,15 @@ def grid_automorphisms(G: nx.MultiDiGraph) -> list[dict[int, int]]:
     rows = max(r for r, _ in coords) - rmin + 1
     cols = max(c for _, c in coords) - cmin + 1
     kind = dict(G.nodes(data="kind"))
-    sig = _signature(G)
+    sig = _signature(G, weighted)
     found = [identity]
-    for f in _maps(rows, cols)[1:]:
+    for name in order if order is not None else DIHEDRAL:
+        if name == "identity" or (rows != cols and name in _SQUARE_ONLY):
+            continue
+        f = DIHEDRAL[name]
         g: dict[int, int] = {}
         for (r, c), v in coords.items():
-            rr, cc = f(r - rmin, c - cmin)
+            rr, cc = f(r - rmin, c - cmin, rows - 1, cols - 1)
             w = coords.get((rr + rmin, cc + cmin))
             if w is None or kind.get(w) != kind.get(v):
                 break
