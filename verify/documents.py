@@ -54,6 +54,15 @@ class FileReport:
         Further JSON-ready results (``"deadlock"``: the deadlock report of a schedule).
     claims : tuple of Claim
         The file's claims verify judged: re-derived or unproven (:mod:`supermesh.verify.claims`).
+
+    Examples
+    --------
+    >>> from supermesh.verify.claims import unproven, unproven_findings
+    >>> claim = unproven("lower_bound", "no tree is lower than 7", "the solver's proof")
+    >>> r = FileReport("f.json", "trees", "trees on mesh:4x4", tuple(unproven_findings([claim])),
+    ...                claims=(claim,))
+    >>> r.ok, r.verdict, [c.field for c in r.unproven]
+    (True, 'OK (1 claim unproven)', ['lower_bound'])
     """
 
     source: str

@@ -94,10 +94,39 @@ def check_document(
 def check_file(path: str | Path) -> FileReport:
     """Read a file and check it: a sweep CSV (``.csv``), else JSON (:func:`check_document`).
 
+    Parameters
+    ----------
+    path : str or Path
+        Any file the tool writes: a topology, design, tree, schedule or ``prove`` certificate
+        JSON file, or a sweep CSV. A tree or schedule file naming a topology file by a relative
+        path is looked up next to it too.
+
+    Returns
+    -------
+    FileReport
+        The findings (``ok`` when none is an error), the claims with their verdicts, and the
+        one-line ``verdict`` (``OK``, ``OK (N claims unproven)`` or ``FAILED``).
+
     Raises
     ------
     InputFileError
-        If the file cannot be read or parsed, or is not a file verify reads.
+        If the file cannot be read or parsed (not a regular file, not UTF-8, repeated keys,
+        ``NaN``), or is not a file verify reads (the CLI exits 2).
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from supermesh.topologies import build, write_topology
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "mesh.json"
+    >>> write_topology(build("mesh:2x2"), path)
+    >>> report = check_file(path)
+    >>> report.ok, report.kind, report.verdict
+    (True, 'topology', 'OK')
+    >>> doc = json.loads(path.read_text())
+    >>> doc["arcs"][0]["bandwidth"] = 2.0  # the spec says every link is 1.0
+    >>> _ = path.write_text(json.dumps(doc))
+    >>> [f.code for f in check_file(path).findings]
+    ['spec-mismatch']
     """
     if str(path).lower().endswith(".csv"):
         return check_sweep_file(path)

@@ -116,6 +116,15 @@ class Finding:
 def errors(findings: list[Finding]) -> list[Finding]:
     """The findings of severity ``"error"``.
 
+    Parameters
+    ----------
+    findings : list of Finding
+
+    Returns
+    -------
+    list of Finding
+        Those with ``severity == "error"``, in order.
+
     Examples
     --------
     >>> errors([Finding("relay-leaf", "x", severity="warning")])
@@ -126,6 +135,15 @@ def errors(findings: list[Finding]) -> list[Finding]:
 
 def format_finding(finding: Finding) -> str:
     """One line for a terminal: ``severity code: message``.
+
+    Parameters
+    ----------
+    finding : Finding
+
+    Returns
+    -------
+    str
+        The severity padded to 7 characters, the code, and the message.
 
     Examples
     --------

@@ -83,6 +83,17 @@ _SHOWN = 20
 def read_csv_file(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> list[list[str]]:
     """Rows of a CSV file: a readable regular UTF-8 text file of at most ``max_bytes``.
 
+    Parameters
+    ----------
+    path : str or Path
+    max_bytes : int
+        The largest file read.
+
+    Returns
+    -------
+    list of list of str
+        The rows, as the csv module reads them.
+
     Raises
     ------
     InputFileError
@@ -241,6 +252,18 @@ def _speedups(
 def check_sweep_rows(rows: list[list[str]], source: str = "sweep CSV") -> FileReport:
     """Check the rows of a sweep CSV, header first (see the module docstring).
 
+    Parameters
+    ----------
+    rows : list of list of str
+        The CSV's rows, the header first.
+    source : str
+        A label for the report.
+
+    Returns
+    -------
+    FileReport
+        Kind ``sweep``: ``sweep-mismatch`` errors and the one unproven claim ``rows``.
+
     Raises
     ------
     InputFileError
@@ -312,9 +335,29 @@ def check_sweep_rows(rows: list[list[str]], source: str = "sweep CSV") -> FileRe
 def check_sweep_file(path: str | Path) -> FileReport:
     """Read a sweep CSV and check it (:func:`check_sweep_rows`).
 
+    Parameters
+    ----------
+    path : str or Path
+        The CSV file written by ``supermesh sweep --csv``.
+
+    Returns
+    -------
+    FileReport
+        As :func:`check_sweep_rows`.
+
     Raises
     ------
     InputFileError
         If the file cannot be read or is not a sweep CSV.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "sweep.csv"
+    >>> row = ("mesh:2x2,4,allreduce,pipeline,1024,100,cycle,1e-7,10.24,50,2,0.5,"
+    ...        "1e-6,4e-7,3e-7,2e-7,1e-7,96,")
+    >>> _ = path.write_text(",".join(COLUMNS) + "\\n" + row + "\\n")
+    >>> check_sweep_file(path).verdict
+    'OK (1 claim unproven)'
     """
     return check_sweep_rows(read_csv_file(path), source=str(path))

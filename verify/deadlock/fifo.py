@@ -142,6 +142,14 @@ class FifoModel:
         The standard order, where ``fifos`` deviate from it (offered as a fix).
     note : str
         How the model was made (quoted in the deadlock argument).
+
+    Examples
+    --------
+    >>> link = (0, 1, 0)
+    >>> a, b = Transfer("bcast", 0, 0, 0, link), Transfer("bcast", 0, 0, 1, link)
+    >>> m = FifoModel({link: [a, b]}, {a: (link,), b: (link,)}, {a: (), b: ()}, buffers=None)
+    >>> m.buffers, [str(x) for x in m.fifos[link]]
+    (None, ['bcast set 0 tree 0 chunk 0 0->1#0', 'bcast set 0 tree 0 chunk 1 0->1#0'])
     """
 
     fifos: dict[Arc, list[Transfer]]
@@ -191,6 +199,23 @@ def is_periodic(schedule: Schedule, *, slots: str = "auto") -> bool:
     """Whether the periodicity argument of the module docstring applies to a table.
 
     With per-row slots (:func:`row_slots`) the entries' chunk counts may differ.
+
+    Parameters
+    ----------
+    schedule : Schedule
+        A schedule table.
+    slots : {"auto", "row", "link"}
+        The receive-slot model (see :func:`row_slots`).
+
+    Returns
+    -------
+    bool
+        True when 2 chunks per entry decide deadlock freedom for every chunk count.
+
+    Raises
+    ------
+    SupermeshError
+        On an unknown ``slots``.
 
     Examples
     --------

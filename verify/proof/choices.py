@@ -67,6 +67,20 @@ def choice_definition(
 ) -> tuple[list[int], list[int] | None] | None:
     """Roots and span (``None``: every compute chiplet) of a root choice, ``None`` if n/a.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    name : str
+        A root choice of ``prove`` (``corners``, ``sides``, ``corners3``, ...).
+    direction : {"out", "in"}
+
+    Returns
+    -------
+    (list of int, list of int or None) or None
+        The roots and the span (``None``: every compute chiplet); ``None`` when the choice
+        does not apply to ``G``.
+
     Examples
     --------
     >>> from supermesh.topologies import build

@@ -51,6 +51,22 @@ def check_packing_doc(
 
     The claims' fields are prefixed with ``where`` (``choices.sides.packing.stats.balance``).
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing_doc : object
+        The embedded tree-file document.
+    doc : dict
+        The certificate document it sits in.
+    where : str
+        Its path in the file, prefixed to findings and claims.
+
+    Returns
+    -------
+    (list of Finding, list of Claim, TreePacking or None)
+        Findings, claims, and the packing read (``None`` when it does not read).
+
     Examples
     --------
     >>> from supermesh.testing.examples import smbi_corner_trees
@@ -108,6 +124,22 @@ def check_choice(
     G: nx.MultiDiGraph, name: str, c: Any, doc: dict[str, Any]
 ) -> tuple[list[Finding], list[Claim]]:
     """Check one root choice of a certificate file (module docstring): findings and claims.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    name : str
+        The choice's name (its key in ``choices``).
+    c : object
+        The choice's object in the file.
+    doc : dict
+        The whole certificate document (topology, direction).
+
+    Returns
+    -------
+    (list of Finding, list of Claim)
+        Errors found; the claims re-derived or unproven (none when there are errors).
 
     Examples
     --------

@@ -117,6 +117,27 @@ def check_shares(s: Schedule, ranks: list[int]) -> list[Finding]:
     -------
     list of Finding
         ``share-mismatch``; empty for a table without shares.
+
+    Parameters
+    ----------
+    s : Schedule
+        The table.
+    ranks : list of int
+        The ranks, in rank order (they number the root blocks).
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> from supermesh.trees.schedule.build import build_schedule
+    >>> a = Tree(0, ((0, 1, 0), (0, 2, 0), (1, 3, 0)), 2, share=0.5)
+    >>> b = Tree(0, ((0, 2, 0), (0, 1, 0), (2, 3, 0)), 2, share=0.5)
+    >>> s = dataclasses.replace(build_schedule(build("mesh:2x2"), "broadcast",
+    ...     TreePacking("mesh:2x2", "out", "feasible", (TreeSet((a,)),)), chunks=2),
+    ...     shares=((0.5, 0.25),), roots=((0, 0),))
+    >>> [f.code for f in check_shares(s, [0, 1, 2, 3])]
+    ['share-mismatch']
     """
     if s.shares is None:
         return []

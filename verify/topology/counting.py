@@ -41,6 +41,18 @@ def candidate_pairs(G: nx.MultiDiGraph, family: str) -> set[Pair]:
     HexaMesh: linked compute chiplets that both lack a brick neighbour); ``any-parallel``: every
     linked pair; ``diagonal``: grid chiplets ``(r, c)`` and ``(r + 1, c +- 1)``.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    family : {"perimeter-parallel", "any-parallel", "diagonal"}
+        The candidate family of a design.
+
+    Returns
+    -------
+    set of (int, int)
+        Unordered chiplet pairs, smaller id first.
+
     Examples
     --------
     >>> from supermesh.topologies import build
@@ -114,6 +126,23 @@ def flow_failure(
     (checked through one pivot node: Menger); else a source with one arc per tree into each root
     reaches every span node with ``len(roots)`` units of flow. ``direction="in"`` reverses arcs.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    k : int
+        Trees asked for.
+    roots : list of int or None
+        Their roots (``None``: free roots).
+    direction : {"out", "in"}
+    span : list of int
+        The nodes every tree must reach.
+
+    Returns
+    -------
+    str or None
+        ``None`` when the condition holds, else which flow falls short.
+
     Examples
     --------
     >>> from supermesh.topologies import build
@@ -146,6 +175,22 @@ def counting_bound(
     room: dict[int, int],
 ) -> tuple[int, int]:
     """(links, cost) at least needed: per group of usable candidates, see the module docstring.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    need : dict
+        Chiplet -> link ends it must gain (:func:`ends_needed`).
+    pairs : dict
+        Candidate pair -> its cost.
+    room : dict
+        Chiplet -> the link ends its port budget still allows.
+
+    Returns
+    -------
+    (int, int)
+        Links and cost every design must add at least.
 
     Examples
     --------
@@ -191,6 +236,24 @@ def ends_needed(
     link gives each end one arc in and one out. A relay hanging off ``v`` alone (a memory chiplet
     with one link) is taken into ``v``'s set, its arcs to ``v`` not counted, when every candidate
     pair crossing that set ends at ``v``.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    k : int
+        Trees per requirement.
+    reqs : sequence of (roots or None, direction)
+        The design's requirements (``None``: any roots).
+    span : list of int
+        The chiplets every tree must reach.
+    pairs : iterable of (int, int)
+        Candidate pairs (they decide which relays are folded in).
+
+    Returns
+    -------
+    dict
+        Span node -> link ends it lacks (0 left out only when nothing is needed).
 
     Examples
     --------

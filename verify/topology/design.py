@@ -166,6 +166,20 @@ def check_design(G: nx.MultiDiGraph, doc: dict[str, Any]) -> tuple[list[Finding]
     -------
     (list of Finding, list of Claim)
         ``design-mismatch`` errors; the claims with their verdicts.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.topologies.io import to_json
+    >>> from supermesh.trees.design import design
+    >>> T = design(build("mesh:4x4"), trees=4, max_links=4).topology  # SMAlter's 8 links
+    >>> doc = to_json(T)
+    >>> found, claims = check_design(T, doc)
+    >>> found, [(c.field, c.verdict) for c in claims]
+    ([], [('params.design.target', 're-derived'), ('params.design.lower_bound', 're-derived')])
+    >>> doc["params"]["design"]["lower_bound"] = 9  # more than the 8 links added
+    >>> [f.code for f in check_design(T, doc)[0]]
+    ['design-mismatch']
     """
     design = (doc.get("params") or {}).get("design")
     if not isinstance(design, dict):

@@ -76,6 +76,20 @@ def spec_differences(G: nx.MultiDiGraph, H: nx.MultiDiGraph, what: str) -> list[
     Nodes (kind, pos, row, col), arcs (cls, bandwidth, latency), and the graph fields family,
     rows, cols and params; at most a few findings of each kind.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The file's topology.
+    H : networkx.MultiDiGraph
+        What it should equal.
+    what : str
+        How ``H`` is named in the messages.
+
+    Returns
+    -------
+    list of Finding
+        ``spec-mismatch`` errors.
+
     Examples
     --------
     >>> from supermesh.topologies import build

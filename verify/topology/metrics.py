@@ -120,6 +120,18 @@ def recount_metrics(G: nx.MultiDiGraph, *, bisection: bool = False) -> dict[str,
     ``diameter`` and ``arc_connectivity`` only up to :data:`LARGEST` nodes, the exact
     ``bisection_width`` only when asked and up to :data:`EXACT_BISECTION_NODES` nodes.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    bisection : bool
+        Also recount the exact bisection width (small networks only).
+
+    Returns
+    -------
+    dict
+        Metric name -> value, the keys of :func:`supermesh.topologies.metrics.metrics`.
+
     Examples
     --------
     >>> from supermesh.topologies import build
@@ -172,6 +184,13 @@ def check_metrics(G: nx.MultiDiGraph, stated: Any) -> tuple[list[Finding], list[
         ``metrics-mismatch`` errors (a stated value that differs, an unknown metric); claims for
         the bisection width (re-derived when exact and small enough, else unproven) and for the
         metrics too large to recount.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    stated : object
+        The file's ``metrics`` object.
 
     Examples
     --------

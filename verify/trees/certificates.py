@@ -86,6 +86,23 @@ def crossing_arcs(G: nx.MultiDiGraph, X: Iterable[int], *, direction: str = "out
 
     Parallel arcs count one each.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    X : iterable of int
+        A node set.
+    direction : {"out", "in"}
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    SupermeshError
+        On another direction.
+
     Examples
     --------
     >>> from supermesh.topologies import build
@@ -309,6 +326,18 @@ def check_certificate(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]
 
     An Edmonds certificate must list its ``roots``; a Frank certificate its ``trees`` (k), or
     ``k`` is taken as one more than the trees of the packing's first set.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing : TreePacking
+        An infeasible answer with its ``certificate``.
+
+    Returns
+    -------
+    list of Finding
+        Empty when the certificate proves what it says.
 
     Examples
     --------

@@ -33,6 +33,24 @@ def eccentricity(
     Breadth-first search; ``None`` if some span node cannot be reached at all. Any tree rooted at
     ``root`` that reaches the span has at least this height.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    root : int
+    direction : {"out", "in"}
+    span : iterable of int, optional
+        Default: every compute chiplet.
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    SupermeshError
+        On another direction.
+
     Examples
     --------
     >>> from supermesh.topologies import build
@@ -64,6 +82,17 @@ def check_height_claim(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding
     (``height-below-eccentricity``: no tree can be lower); a quoted lower bound below that
     eccentricity is valid but weaker than the trivial bound (``weak-lower-bound``, a warning);
     a span node no root reaches is ``unreachable``.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing : TreePacking
+
+    Returns
+    -------
+    list of Finding
+        Errors and ``weak-lower-bound`` warnings.
 
     Examples
     --------

@@ -59,6 +59,16 @@ def is_weighted_packing(G: nx.MultiDiGraph, packing: TreePacking) -> bool:
     root over half-rate trees, say) give each share as a fraction of a link's rate and are
     checked by :func:`~supermesh.verify.trees.packing.check_rates` instead.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing : TreePacking
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> from supermesh.topologies import build
@@ -116,6 +126,13 @@ class RateReport:
         The arcs attaining ``rate``.
     claimed : Fraction or None
         ``stats["algbw_links"]`` when it is a fraction.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> r = RateReport(4, (Fraction(1, 2), Fraction(1, 2)), True, rate=Fraction(8, 3))
+    >>> r.to_json()["rate"], r.to_json()["exact_shares"]
+    ('8/3', True)
     """
 
     ranks: int
@@ -149,6 +166,17 @@ def _shares(packing: TreePacking, trees: Sequence[Tree]) -> tuple[list[Fraction]
 
 def rate_report(G: nx.MultiDiGraph, packing: TreePacking) -> RateReport:
     """Recount the arc loads of a weighted packing and the rate its shares allow, exactly.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing : TreePacking
+        A weighted packing.
+
+    Returns
+    -------
+    RateReport
 
     Examples
     --------
