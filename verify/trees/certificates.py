@@ -32,7 +32,6 @@ References
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -41,6 +40,7 @@ import networkx as nx
 from supermesh.errors import SupermeshError
 from supermesh.trees.model import TreePacking
 from supermesh.verify.findings import Finding
+from supermesh.verify.trees.heights import check_eccentricity_certificate
 
 __all__ = [
     "CERTIFICATE_FIELDS",
@@ -356,7 +356,9 @@ def check_certificate(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]
     if kind not in KINDS:
         return _malformed(f"kind {kind!r} is not one of {', '.join(map(str, KINDS[1:]))}")
     if kind == "eccentricity":
-        return _check_eccentricity_certificate(G, cert, packing)
+        return check_eccentricity_certificate(
+            G, cert, direction=packing.direction, span=packing.span
+        )
     if kind == "solver":
         # a solver's proof cannot be recounted: the claim is reported unproven, not accepted
         return []
@@ -382,39 +384,3 @@ def check_certificate(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]
     if not isinstance(roots, list) or not all(isinstance(r, int) for r in roots):
         return _malformed("an Edmonds certificate must list its 'roots'")
     return check_edmonds_certificate(G, roots, cert, direction=packing.direction, span=packing.span)
-
-
-def _check_eccentricity_certificate(
-    G: nx.MultiDiGraph, cert: dict[str, Any], packing: TreePacking
-) -> list[Finding]:
-    """A height cap below some root's distance to a span node rules out every tree."""
-    root, node = _stated(cert, "root"), _stated(cert, "node")
-    distance, cap = _stated(cert, "distance"), _stated(cert, "max_height")
-    if root is None or node is None or distance is None or cap is None:
-        return _malformed(
-            "an eccentricity certificate needs 'root', 'node', 'distance', 'max_height'"
-        )
-    if root not in G or node not in G:
-        return _malformed(f"names node {root if root not in G else node}, not in the topology")
-    if node not in _span(G, packing.span):
-        return _malformed(f"node {node} is not one the trees must reach")
-    step = G.successors if packing.direction == "out" else G.predecessors
-    dist = {root: 0}
-    queue = deque([root])
-    while queue:
-        n = queue.popleft()
-        for m in step(n):
-            if m not in dist:
-                dist[m] = dist[n] + 1
-                queue.append(m)
-    true = dist.get(node)
-    found: list[Finding] = []
-    if true != distance:
-        found.append(
-            _invalid(f"states distance {distance} from {root} to {node}, the true one is {true}")
-        )
-    if true is not None and true <= cap:
-        found.append(
-            _invalid(f"node {node} is {true} hops from root {root}, within max height {cap}")
-        )
-    return found

@@ -7,7 +7,7 @@ not contain (a field of the wrong type, a negative id, a share that is not a fin
 ``trees`` (older files repeat the first set there) that differs from ``sets`` is reported as a
 ``duplicate-contradiction`` error instead, so that the rest of the file is still checked. Then:
 the packing (:func:`~supermesh.verify.trees.packing.check_packing`), a weighted packing's rate
-(:func:`~supermesh.verify.trees.rates.rate_report`), ``stats``
+(:func:`~supermesh.verify.trees.loads.rate_report`), ``stats``
 (:func:`~supermesh.verify.trees.stats.check_stats`) and every claim
 (:func:`~supermesh.verify.trees.claims.tree_file_claims`): re-derived or unproven.
 """
@@ -24,8 +24,9 @@ from supermesh.verify.documents import FileReport, topology_for, unknown_fields
 from supermesh.verify.findings import Finding
 from supermesh.verify.trees.certificates import CERTIFICATE_FIELDS
 from supermesh.verify.trees.claims import tree_file_claims
+from supermesh.verify.trees.loads import rate_report
 from supermesh.verify.trees.packing import check_packing
-from supermesh.verify.trees.rates import is_weighted_packing, rate_claims, rate_report
+from supermesh.verify.trees.rates import is_weighted_packing, rate_claims
 from supermesh.verify.trees.stats import check_stats
 
 __all__ = ["METHODS", "check_tree_document", "check_trees_file", "read_tree_document"]
