@@ -82,6 +82,20 @@ class Claim:
 def re_derived(field: str, statement: str, argument: str) -> Claim:
     """A claim verify re-derived (see :class:`Claim`).
 
+    Parameters
+    ----------
+    field : str
+        Where the file makes the claim (``sets[0].lower_bound``).
+    statement : str
+        What it says.
+    argument : str
+        How verify re-derived it, or why it cannot.
+
+    Returns
+    -------
+    Claim
+        With verdict ``re-derived``.
+
     Examples
     --------
     >>> re_derived("status", "optimal", "equals the eccentricity bound").verdict
@@ -93,6 +107,20 @@ def re_derived(field: str, statement: str, argument: str) -> Claim:
 def unproven(field: str, statement: str, argument: str) -> Claim:
     """A claim verify cannot re-derive (see :class:`Claim`).
 
+    Parameters
+    ----------
+    field : str
+        Where the file makes the claim (``sets[0].lower_bound``).
+    statement : str
+        What it says.
+    argument : str
+        How verify re-derived it, or why it cannot.
+
+    Returns
+    -------
+    Claim
+        With verdict ``unproven``.
+
     Examples
     --------
     >>> unproven("lower_bound", "no set is lower than 16", "a solver's bound").verdict
@@ -103,6 +131,15 @@ def unproven(field: str, statement: str, argument: str) -> Claim:
 
 def unproven_findings(claims: Iterable[Claim]) -> list[Finding]:
     """One ``claim-unproven`` warning per unproven claim, naming its field and statement.
+
+    Parameters
+    ----------
+    claims : iterable of Claim
+
+    Returns
+    -------
+    list of Finding
+        ``claim-unproven`` warnings, in order.
 
     Examples
     --------
@@ -122,6 +159,17 @@ def unproven_findings(claims: Iterable[Claim]) -> list[Finding]:
 
 def verdict_word(ok: bool, claims: Sequence[Claim]) -> str:
     """The first word(s) of a report's summary: ``OK``, ``OK (2 claims unproven)``, ``FAILED``.
+
+    Parameters
+    ----------
+    ok : bool
+        Whether the report has no error.
+    claims : sequence of Claim
+        The report's claims.
+
+    Returns
+    -------
+    str
 
     Examples
     --------

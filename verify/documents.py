@@ -106,17 +106,58 @@ class FileReport:
 
 
 def is_int(x: Any) -> bool:
-    """An integer, and not a bool (JSON ``true`` is no node id)."""
+    """An integer, and not a bool (JSON ``true`` is no node id).
+
+    Parameters
+    ----------
+    x : object
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_int(3), is_int(True), is_int(3.0)
+    (True, False, False)
+    """
     return isinstance(x, int) and not isinstance(x, bool)
 
 
 def is_num(x: Any) -> bool:
-    """A number, and not a bool."""
+    """A number, and not a bool.
+
+    Parameters
+    ----------
+    x : object
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_num(0.5), is_num(2), is_num(False)
+    (True, True, False)
+    """
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def unknown_fields(obj: Any, known: tuple[str, ...] | frozenset[str], where: str) -> list[Finding]:
     """An ``unknown-field`` error per key of ``obj`` its format does not define (a typo, an edit).
+
+    Parameters
+    ----------
+    obj : object
+        A JSON object (anything else gives no finding).
+    known : tuple or frozenset of str
+        The fields its format defines.
+    where : str
+        Its place in the file, for the message.
+
+    Returns
+    -------
+    list of Finding
 
     Examples
     --------
@@ -135,6 +176,15 @@ def unknown_fields(obj: Any, known: tuple[str, ...] | frozenset[str], where: str
 def same_value(a: Any, b: Any) -> bool:
     """Equal as JSON values: ``True`` is not ``1`` (Python's ``==`` says it is).
 
+    Parameters
+    ----------
+    a, b : object
+        JSON values.
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> same_value([1, 2], [1, 2]), same_value([True], [1]), same_value({"a": 1.0}, {"a": 1})
@@ -150,13 +200,57 @@ def same_value(a: Any, b: Any) -> bool:
 
 
 def require(cond: bool, source: str, msg: str) -> None:
-    """Raise :class:`~supermesh.errors.InputFileError` ``"{source}: {msg}"`` unless ``cond``."""
+    """Raise :class:`~supermesh.errors.InputFileError` ``"{source}: {msg}"`` unless ``cond``.
+
+    Parameters
+    ----------
+    cond : bool
+    source : str
+        The file.
+    msg : str
+        What is wrong.
+
+    Raises
+    ------
+    InputFileError
+        Unless ``cond``.
+
+    Examples
+    --------
+    >>> require(True, "f.json", "fine")
+    >>> require(False, "f.json", "nodes must be a list")
+    Traceback (most recent call last):
+    ...
+    supermesh.errors.InputFileError: f.json: nodes must be a list
+    """
     if not cond:
         raise InputFileError(f"{source}: {msg}")
 
 
 def expected_compute(spec: str) -> int:
-    """The number of compute chiplets ``spec`` asks for, read from the spec without building it."""
+    """The number of compute chiplets ``spec`` asks for, read from the spec without building it.
+
+    Parameters
+    ----------
+    spec : str
+        A spec string (link-cost options allowed).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InputFileError
+        If the spec asks for an absurd size.
+    SpecError
+        If it does not parse.
+
+    Examples
+    --------
+    >>> expected_compute("smbi:4x8,bandwidth=2"), expected_compute("hexamesh:r1")
+    (32, 7)
+    """
     if re.search(r"\d{7,}", spec):
         raise InputFileError(f"topology {spec!r} is far too large; refusing to build it")
     _, size, _, _ = parse_spec(split_cost_options(spec)[0])
@@ -191,6 +285,15 @@ def topology_for(spec: str, base_dir: Path | None) -> Any:
         If ``spec`` is neither a spec nor an existing topology file, or asks for more than
         :data:`MAX_CHIPLETS` chiplets; :class:`~supermesh.errors.SupermeshError` if it does not
         build.
+
+    Examples
+    --------
+    >>> topology_for("smbi:2x2", None).number_of_edges()
+    16
+    >>> topology_for("smbi", None)
+    Traceback (most recent call last):
+    ...
+    supermesh.errors.InputFileError: topology 'smbi' is neither a spec nor an existing topology file
     """
     path = Path(spec)
     if spec.endswith(".json") or _is_file(path):

@@ -81,6 +81,15 @@ PERIODIC_CHUNKS = 2
 def arc_text(a: Arc) -> str:
     """``"u->v#k"``.
 
+    Parameters
+    ----------
+    a : (int, int, int)
+        An arc ``(u, v, key)``.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> arc_text((5, 1, 0))
@@ -182,6 +191,20 @@ def row_slots(schedule: Schedule, slots: str = "auto") -> bool:
     """Whether the buffer slots of a table are per row (weighted tables) rather than per link.
 
     ``slots``: ``"auto"`` (per row exactly for weighted tables), ``"row"`` or ``"link"``.
+
+    Parameters
+    ----------
+    schedule : Schedule
+    slots : {"auto", "row", "link"}
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    SupermeshError
+        On another ``slots``.
 
     Examples
     --------

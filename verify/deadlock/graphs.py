@@ -159,6 +159,16 @@ def model_wait_graph(model: FifoModel) -> nx.DiGraph:
     networkx.DiGraph
         As :func:`wait_for_graph`, for a model already built (the deadlock analysis re-checks
         modified models with it).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> m = fifo_model(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p))
+    >>> nx.is_directed_acyclic_graph(model_wait_graph(m))
+    True
     """
     hops = model.hops
     W = nx.DiGraph()
@@ -257,6 +267,16 @@ def channel_graph(W: nx.DiGraph) -> nx.DiGraph:
     -------
     networkx.DiGraph
         As :func:`dependency_graph`.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> W = wait_for_graph(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p))
+    >>> sorted(channel_graph(W).edges())
+    [(('link', (1, 3, 0)), ('link', (0, 1, 0)))]
     """
     C = nx.DiGraph()
 

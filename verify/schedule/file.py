@@ -106,6 +106,20 @@ def check_schedule_file(doc: dict[str, Any], source: str, base_dir: Path | None)
     ------
     InputFileError
         If the document does not parse as a schedule.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> from supermesh.trees.schedule.build import build_schedule
+    >>> t = Tree(0, ((0, 1, 0), (0, 2, 0), (1, 3, 0)), 2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> doc = build_schedule(build("mesh:2x2"), "allreduce", p, chunks=2).to_json()
+    >>> check_schedule_file(doc, "ar.json", None).verdict
+    'OK'
+    >>> doc["entries"][0]["depth"] = 7
+    >>> check_schedule_file(doc, "ar.json", None).verdict
+    'FAILED'
     """
     unknown = unknown_fields(doc, TOP, "the file")
     for i, e in enumerate(doc.get("entries") or [] if isinstance(doc.get("entries"), list) else []):

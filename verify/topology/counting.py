@@ -95,6 +95,16 @@ def candidate_pairs(G: nx.MultiDiGraph, family: str) -> set[Pair]:
 def requirements(target: dict[str, Any], span: list[int]) -> list[tuple[list[int] | None, str]]:
     """(roots or None for any, direction) per condition the target asks for.
 
+    Parameters
+    ----------
+    target : dict
+        A design's ``target`` (``roots``, ``direction``).
+    span : list of int
+
+    Returns
+    -------
+    list of (list of int or None, str)
+
     Examples
     --------
     >>> requirements({"roots": [[0, 1], [2, 3]], "direction": "both"}, [0, 1, 2, 3])[:2]

@@ -42,6 +42,17 @@ __all__ = ["partition_bound", "root_eccentricities", "tree_file_claims"]
 def root_eccentricities(G: nx.MultiDiGraph, packing: TreePacking) -> dict[int, int | None]:
     """Root -> its eccentricity over the packing's span (``None``: some span node unreachable).
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing : TreePacking
+
+    Returns
+    -------
+    dict
+        Root -> eccentricity or ``None``.
+
     Examples
     --------
     >>> from supermesh.testing.examples import smbi_corner_trees
@@ -63,6 +74,17 @@ def partition_bound(ecc: Sequence[int], k: int) -> int:
     ``c(t)`` sets can have height ``<= t``: as many as fit among the roots of eccentricity
     ``<= t`` (the smaller set first); so the ``j``-th lowest set is at least the smallest ``t``
     with ``c(t) >= j``, and the bound is the sum over ``j``.
+
+    Parameters
+    ----------
+    ecc : sequence of int
+        The roots' eccentricities.
+    k : int
+        Roots per set.
+
+    Returns
+    -------
+    int
 
     Examples
     --------

@@ -67,6 +67,15 @@ def check_cut_family(
         the true one, a root vector meeting every cut); ``decided`` is False when the family is
         too large to enumerate (no finding then: the claim stays unproven).
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    certificate : object
+        A ``cut-family`` certificate.
+    direction : {"out", "in"}
+    span : iterable of int, optional
+
     Examples
     --------
     >>> from supermesh.topologies import build
@@ -145,6 +154,22 @@ def check_root_sets_certificate(
     span: Iterable[int] | None = None,
 ) -> list[Finding]:
     """Check the degree argument that no partition into root sets of ``k`` exists.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    k : int
+        Trees per root set ruled out.
+    certificate : object
+        A ``root-sets`` certificate.
+    direction : {"out", "in"}
+    span : iterable of int, optional
+
+    Returns
+    -------
+    list of Finding
+        Empty when the certificate proves it.
 
     Examples
     --------

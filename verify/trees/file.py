@@ -160,10 +160,28 @@ def check_tree_document(
         The packing, the findings (without the ``claim-unproven`` warnings), the claims, the
         report's extra part (a weighted packing's rate) and the summary's rate clause.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology the document names.
+    doc : object
+        The parsed tree file.
+    source : str
+        A label for messages.
+
     Raises
     ------
     InputFileError
         What a tree file may not contain.
+
+    Examples
+    --------
+    >>> from supermesh.testing.examples import smbi_corner_trees
+    >>> from supermesh.topologies import build
+    >>> packing, found, claims, _, _ = check_tree_document(
+    ...     build("smbi:4x4"), smbi_corner_trees(4).to_json(), "t.json")
+    >>> len(packing.trees), found
+    (4, [])
     """
     packing, found = read_tree_document(doc, source)
     found += check_packing(G, packing)
@@ -217,6 +235,17 @@ def check_trees_file(doc: dict[str, Any], source: str, base_dir: Path | None) ->
     ------
     InputFileError
         If a field has the wrong shape.
+
+    Examples
+    --------
+    >>> from supermesh.testing.examples import smbi_corner_trees
+    >>> doc = smbi_corner_trees(4).to_json()
+    >>> r = check_trees_file(doc, "t.json", None)
+    >>> r.ok, r.kind
+    (True, 'trees')
+    >>> doc["sets"][0]["trees"][0]["height"] = 5
+    >>> check_trees_file(doc, "t.json", None).ok
+    False
     """
     packing, _ = read_tree_document(doc, source)
     G = topology_for(packing.topology, base_dir)

@@ -31,6 +31,15 @@ Arc = tuple[int, int, int]
 def exact_fraction(value: Any) -> Fraction | None:
     """A number or a fraction string as an exact :class:`~fractions.Fraction` (None if neither).
 
+    Parameters
+    ----------
+    value : object
+        A number or a fraction string such as ``"8/3"``.
+
+    Returns
+    -------
+    Fraction or None
+
     Examples
     --------
     >>> exact_fraction("8/3"), exact_fraction(0.5), exact_fraction(True), exact_fraction("x")
@@ -47,6 +56,17 @@ def exact_fraction(value: Any) -> Fraction | None:
 
 def arc_bandwidth(G: nx.MultiDiGraph, a: Arc) -> Fraction:
     """The bandwidth of arc ``a`` as a fraction (1 when unset, 0 when not a number).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    a : (int, int, int)
+        An arc of ``G``.
+
+    Returns
+    -------
+    Fraction
 
     Examples
     --------

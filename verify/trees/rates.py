@@ -243,6 +243,18 @@ def rate_claims(G: nx.MultiDiGraph, packing: TreePacking, rep: RateReport) -> li
     recounted). A claim contradicted by the recount is an error of
     :func:`check_weighted_packing`, not a claim.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing : TreePacking
+    rep : RateReport
+        Its recount (:func:`~supermesh.verify.trees.loads.rate_report`).
+
+    Returns
+    -------
+    list of Claim
+
     Examples
     --------
     >>> from supermesh.topologies import build

@@ -359,6 +359,12 @@ def check_stats(G: nx.MultiDiGraph, packing: TreePacking) -> tuple[list[Finding]
     (list of Finding, list of Claim)
         ``stats-mismatch`` and ``certificate-invalid`` errors; the claims with their verdicts.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing : TreePacking
+
     Examples
     --------
     >>> import dataclasses
