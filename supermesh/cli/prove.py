@@ -67,8 +67,17 @@ def _print(fp: FamilyProof, out_dir: str | None) -> None:
             proof = "partly proven"
         else:
             proof = "re-checked" + (" (reused)" if s.reused else "")
+        if s.recomputed:
+            proof += " (recomputed)"
         table.add_row(s.size, str(s.max_trees), *cells, proof)
     console.print(table)
+    for s in fp.sizes:
+        if s.recomputed:
+            console.print(
+                f"{s.size}: the file already there was not reused: {s.recomputed}; "
+                "this size was computed again.",
+                markup=False,
+            )
     console.print(
         wrapped(
             "Heights: optimal; the proof is the roots' eccentricity (re-checked) unless marked "
