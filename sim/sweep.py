@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from supermesh.errors import SupermeshError
-from supermesh.sim.algorithms import TREE_ALGORITHMS, run_algorithm, tree_sets_for
+from supermesh.sim.algorithms import TREE_ALGORITHMS, phase_trees_for, run_algorithm, trees_key
 from supermesh.sim.collectives import check_collective
 from supermesh.sim.energy.breakdown import COMPONENTS
 from supermesh.sim.presets import SimParams
@@ -140,11 +140,14 @@ def _tree_job(job: _TreeJob) -> tuple[dict[Any, Any], float, dict[Any, str]]:
     G = None
     for case in job.cases:
         key = tree_key(case)
-        if key is None or key in built or key in errors:
+        if key is None or key in errors:
             continue
         try:
             G = build(job.spec) if G is None else G
-            built[key] = tree_sets_for(
+            key = trees_key(G, case.algorithm, case.collective)  # one-way RS: in-trees apart
+            if key in built:
+                continue
+            built[key] = phase_trees_for(
                 G, case.algorithm, case.collective, time_limit=job.time_limit, fast=job.fast
             )
         except SupermeshError as exc:  # run_sweep reports it on the case's row

@@ -68,13 +68,25 @@ def _roots(G: nx.MultiDiGraph, text: str | None) -> list[int]:
     return resolve_roots(G, text or "corners")
 
 
-def _default_roots(G: nx.MultiDiGraph, direction: str) -> list[int]:
-    """The corners on a grid; elsewhere the most distinct roots that fit (Frank, proven)."""
+def _most_roots(G: nx.MultiDiGraph, direction: str) -> list[int]:
+    """The most distinct compute roots whose trees fit (Frank, proven), at least one.
+
+    Roots own data, so a router or memory root :func:`max_trees_free` may pick is dropped (a
+    subset of roots that fit still fits).
+    """
+    from supermesh.topologies.model import compute_nodes
     from supermesh.trees.bounds.free import max_trees_free
 
+    ranks = compute_nodes(G)
+    fit = max_trees_free(G, direction=direction, distinct=True).roots
+    return [r for r in fit if r in set(ranks)] or ranks[:1]
+
+
+def _default_roots(G: nx.MultiDiGraph, direction: str) -> list[int]:
+    """The corners on a grid; elsewhere the most distinct roots that fit (Frank, proven)."""
     rows, cols = G.graph.get("rows"), G.graph.get("cols")
     if rows is None or cols is None or G.graph.get("family") == "hexamesh":
-        return list(max_trees_free(G, direction=direction, distinct=True).roots)
+        return _most_roots(G, direction)
     return _roots(G, "corners")
 
 
@@ -138,9 +150,17 @@ def allreduce_trees(
         packing = _pack(G, chosen, direction, limit)
     if _usable(packing):
         return with_rule(packing, f"{algorithm} on {roots or 'default roots'} {chosen}")
-    if algorithm == "pipeline" and roots is None:  # a mesh: 4 corner trees cannot exist
+    if algorithm == "pipeline" and roots is None:  # the corners admit no 4 trees
         why = {"status": packing.status, "certificate": packing.certificate}
-        return with_rule(tto(G, direction=direction), "tto (no 4 corner trees)", corners=why)
+        try:  # a mesh: TTO's 3 corner trees, the fourth corner relaying
+            return with_rule(tto(G, direction=direction), "tto (no 4 corner trees)", corners=why)
+        except TopologyError as exc:  # not a mesh (cmesh, kite, butterflies): no TTO either
+            why["tto"] = str(exc)
+        chosen = _most_roots(G, direction)
+        packing = _pack(G, chosen, direction, limit)
+        if _usable(packing):
+            rule = f"pipeline on the most distinct roots {chosen} (no 4 corner trees, no TTO)"
+            return with_rule(packing, rule, corners=why)
     raise InfeasibleError(
         f"no {algorithm} trees on the roots {roots or 'corners'}: {packing.status}",
         certificate=packing.certificate or {},
