@@ -1,4 +1,5 @@
 """SuperMesh against TACOS: AllReduce, ReduceScatter and AllGather bandwidth against size.
+=======================================================================================
 
 The paper's figures 9 and 10 with TACOS in them, from the calibrated link simulator (``booksim``
 preset). Per grid: the mesh with its own trees (TTO for AllReduce: three corner trees; the

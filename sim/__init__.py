@@ -16,7 +16,8 @@ Modules, in the order data flow:
 - :mod:`~supermesh.sim.collectives` (tree sets -> a program), :mod:`~supermesh.sim.packing`
   (weighted packings -> a program), :mod:`~supermesh.sim.baselines` (ring, direct, MultiTree,
   TACOS).
-- :mod:`~supermesh.sim.program`: the data the engines run (per-link FIFOs of transfers).
+- :mod:`~supermesh.sim.program`: the data the engines run (per-link FIFOs of transfers);
+  :mod:`~supermesh.sim.link_costs`: each transfer timed with its own arc's costs.
 - :mod:`~supermesh.sim.engine` (the fast max-plus engine), :mod:`~supermesh.sim.oracle` (the
   event simulation it is tested against).
 - :mod:`~supermesh.sim.result`, :mod:`~supermesh.sim.bounds`, :mod:`~supermesh.sim.energy`:
@@ -91,8 +92,8 @@ _EXPORTS: dict[str, str] = {
     "simulate_baseline": "supermesh.sim.run",
     "COMPARE_FIELDS": "supermesh.sim.compare",
     "add_speedups": "supermesh.sim.compare",
-    "apply_link_costs": "supermesh.sim.program",
-    "link_duration": "supermesh.sim.program",
+    "apply_link_costs": "supermesh.sim.link_costs",
+    "link_duration": "supermesh.sim.link_costs",
     "SYNTHESISERS": "supermesh.sim.tables",
     "synthesised_schedule": "supermesh.sim.tables",
     "SweepCase": "supermesh.sim.sweep",

@@ -10,8 +10,9 @@ from supermesh.sim.baselines.dispatch import baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
 from supermesh.sim.engine.timing import run_program
+from supermesh.sim.link_costs import apply_link_costs
 from supermesh.sim.presets import SimParams, get_preset
-from supermesh.sim.program import Program, apply_link_costs
+from supermesh.sim.program import Program
 from supermesh.sim.result import SimResult, assemble
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 
@@ -51,7 +52,7 @@ def evaluate(
     Notes
     -----
     ``program`` is built for unit arcs; each transfer is timed with its own arc's ``bandwidth``
-    and ``latency`` here (:func:`supermesh.sim.program.apply_link_costs`).
+    and ``latency`` here (:func:`supermesh.sim.link_costs.apply_link_costs`).
     """
     program = apply_link_costs(G, program, params)
     timing = run_program(program)

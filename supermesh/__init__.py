@@ -141,7 +141,7 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
             "add_speedups": "supermesh.sim.compare",
             "synthesize_allgather": "supermesh.sim.baselines.tacos",
             "TacosSchedule": "supermesh.sim.baselines.tacos",
-            "apply_link_costs": "supermesh.sim.program",
+            "apply_link_costs": "supermesh.sim.link_costs",
             "collective_bound": "supermesh.sim.bounds",
             "alltoall_bound": "supermesh.sim.multicommodity",
             "solve_teccl": "supermesh.sim.teccl.solve",
@@ -224,7 +224,7 @@ def _accept_graphs(name: str, obj: object) -> object:
     """A function whose first parameter is a topology, wrapped to accept any networkx graph."""
     import inspect
 
-    from supermesh.topologies.formats.convert import takes_topology, topology_input
+    from supermesh.topologies.formats.accept import takes_topology, topology_input
 
     if not inspect.isfunction(obj) or not takes_topology(obj):
         return obj

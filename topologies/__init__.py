@@ -6,7 +6,8 @@ networkx graph, become topologies through :mod:`supermesh.topologies.formats`.
 """
 
 from supermesh.topologies.costs import set_link_costs
-from supermesh.topologies.formats.convert import as_topology, from_networkx
+from supermesh.topologies.formats.accept import as_topology
+from supermesh.topologies.formats.convert import from_networkx
 from supermesh.topologies.formats.read import read_topology
 from supermesh.topologies.grid import (
     SIDES,

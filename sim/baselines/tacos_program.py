@@ -2,7 +2,7 @@
 
 :func:`tacos_schedules` synthesises (:func:`~supermesh.sim.baselines.tacos.synthesize_allgather`)
 with the simulator's own link times: one chunk of ``chunk_bytes`` over an arc takes its
-:func:`~supermesh.sim.program.link_duration` (the arc's bandwidth and latency), the link is free
+:func:`~supermesh.sim.link_costs.link_duration` (the arc's bandwidth and latency), the link is free
 ``link_release`` after an arrival and the chunk can be forwarded ``forward_delay`` after it.
 
 - AllGather: as synthesised.
@@ -39,9 +39,10 @@ import numpy as np
 
 from supermesh.errors import SpecError, TopologyError
 from supermesh.sim.baselines.tacos import TacosSchedule, synthesize_allgather
+from supermesh.sim.link_costs import arc_costs, link_duration
 from supermesh.sim.packing import packing_program
 from supermesh.sim.presets import SimParams
-from supermesh.sim.program import Program, arc_costs, link_duration
+from supermesh.sim.program import Program
 from supermesh.topologies.model import Arc, compute_nodes
 from supermesh.trees.model import TreePacking, TreeSet
 

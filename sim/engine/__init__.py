@@ -14,7 +14,7 @@ repetition. Every path computes exactly what :func:`supermesh.sim.oracle.simulat
 computes.
 
 Link costs: every block's ``duration`` is its transfer time on its own arc
-(:func:`supermesh.sim.program.apply_link_costs` sets it from the arc's ``bandwidth`` and
+(:func:`supermesh.sim.link_costs.apply_link_costs` sets it from the arc's ``bandwidth`` and
 ``latency``), so blocks of one level or one periodic group may take different times; the level
 path then keeps one row of cumulative durations per block, and the periodic path is exact for any
 durations (a max-plus recurrence stays homogeneous). The tests hold both to the oracle on random

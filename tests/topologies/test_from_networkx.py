@@ -13,7 +13,7 @@ import supermesh
 from supermesh.errors import TopologyError
 from supermesh.topologies import build, from_networkx
 from supermesh.topologies.formats import as_topology, is_topology
-from supermesh.topologies.formats.convert import takes_topology
+from supermesh.topologies.formats.accept import takes_topology
 
 
 @pytest.mark.parametrize("cls", [nx.Graph, nx.MultiGraph])

@@ -6,7 +6,10 @@
   :mod:`~supermesh.topologies.formats.anynet`: one reader per format (the JSON reader is
   :mod:`supermesh.topologies.io`).
 - :mod:`~supermesh.topologies.formats.convert`: :func:`from_networkx` (any networkx graph as a
-  topology) and :func:`as_topology`, which the public API applies to a graph it is given.
+  topology), reading labels and values with :mod:`~supermesh.topologies.formats.labels` and
+  positions with :mod:`~supermesh.topologies.formats.placement`.
+- :mod:`~supermesh.topologies.formats.accept`: :func:`as_topology`, which the public API applies
+  to a graph it is given.
 """
 
 from supermesh._lazy import lazy_exports
@@ -24,9 +27,9 @@ _EXPORTS: dict[str, str] = {
     "read_anynet": "supermesh.topologies.formats.anynet",
     "anynet_topology": "supermesh.topologies.formats.anynet",
     "from_networkx": "supermesh.topologies.formats.convert",
-    "as_topology": "supermesh.topologies.formats.convert",
-    "is_topology": "supermesh.topologies.formats.convert",
-    "topology_input": "supermesh.topologies.formats.convert",
+    "as_topology": "supermesh.topologies.formats.accept",
+    "is_topology": "supermesh.topologies.formats.accept",
+    "topology_input": "supermesh.topologies.formats.accept",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

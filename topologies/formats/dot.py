@@ -25,7 +25,8 @@ from typing import Any
 import networkx as nx
 
 from supermesh.errors import InputFileError
-from supermesh.topologies.formats.convert import file_labels, from_networkx
+from supermesh.topologies.formats.convert import from_networkx
+from supermesh.topologies.formats.labels import file_labels
 from supermesh.topologies.io import read_text_file
 
 __all__ = ["dot_graph", "read_dot"]

@@ -32,7 +32,8 @@ from xml.parsers import expat
 import networkx as nx
 
 from supermesh.errors import InputFileError, SupermeshError
-from supermesh.topologies.formats.convert import file_labels, from_networkx
+from supermesh.topologies.formats.convert import from_networkx
+from supermesh.topologies.formats.labels import file_labels
 from supermesh.topologies.io import read_text_file
 
 __all__ = ["graphml_graph", "read_graphml"]

@@ -18,7 +18,7 @@ from supermesh.sim.baselines.tacos_program import (
     tacos_program,
     tacos_schedules,
 )
-from supermesh.sim.program import apply_link_costs
+from supermesh.sim.link_costs import apply_link_costs
 from supermesh.testing.strategies import topology_specs
 from supermesh.topologies import build, compute_nodes
 from supermesh.trees.oriented import orient

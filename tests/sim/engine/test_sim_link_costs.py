@@ -19,7 +19,7 @@ from supermesh.sim import (
     simulate_events,
     tree_program,
 )
-from supermesh.sim.program import apply_link_costs, link_duration, with_link_costs
+from supermesh.sim.link_costs import apply_link_costs, link_duration, with_link_costs
 from supermesh.topologies import build, from_json, to_json
 from supermesh.trees.model import Tree
 
