@@ -60,6 +60,7 @@ from supermesh.errors import SpecError
 from supermesh.sim.baselines.dispatch import BASELINES, baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
+from supermesh.sim.cost import check_baseline
 from supermesh.sim.presets import SimParams
 from supermesh.sim.program import Program
 from supermesh.sim.result import SimResult
@@ -280,9 +281,9 @@ def default_algorithm(
 ) -> str:
     """The algorithm a simulation runs when none is named.
 
-    ``throughput`` for weighted trees (all trees at once, shares of each root's data); without
-    trees, ``tacos`` where the trees engine's trees are measured behind it
-    (:func:`prefers_tacos`); ``pipeline`` otherwise.
+    ``throughput`` for weighted trees (all trees at once, shares of each root's data);
+    ``direct`` for AllToAll (point to point); without trees, ``tacos`` where the trees
+    engine's trees are measured behind it (:func:`prefers_tacos`); ``pipeline`` otherwise.
 
     Examples
     --------
@@ -292,6 +293,8 @@ def default_algorithm(
     """
     if is_weighted(G, trees) or is_weighted(G, reduce_trees):
         return THROUGHPUT
+    if collective and check_collective(collective) == "alltoall":
+        return "direct"  # point to point: no trees
     if trees is None and reduce_trees is None and collective and prefers_tacos(G, collective):
         return TACOS
     return "pipeline"
@@ -440,6 +443,7 @@ def run_algorithm(
 
         program = teccl_program(G, collective, nbytes, params, time_limit=time_limit, cache=cache)
     elif algorithm in BASELINES:
+        check_baseline(G, algorithm, collective)
         program = baseline_program(G, algorithm, collective, nbytes, params)
     else:
         if trees is None:

@@ -30,9 +30,9 @@ DEFAULT_MEMORY_CAP = 2 << 30
 CELL_BYTES = 8
 """Bytes per float64 cell (one start or delivery time)."""
 
-MAX_STEPS = 200_000_000
+MAX_STEPS = 25_000_000
 """Elementary Python steps (transfers solved one by one, table rows written) one run may take:
-about 2-5 minutes on this machine's cores, the most a command may spend without a limit."""
+about 2 minutes at the measured 5 us per transfer, the most a command spends without a limit."""
 
 
 def memory_cap() -> int:

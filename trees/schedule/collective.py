@@ -312,6 +312,8 @@ def phase_packings(
     roots: str | None = None,
     time_limit: float = 60.0,
     fast: bool = False,
+    nbytes: int | None = None,
+    chunk_bytes: int = 12288,
 ) -> list[TreePacking]:
     """The trees every phase of a collective runs on: one packing, or one per direction.
 
@@ -325,13 +327,16 @@ def phase_packings(
     ----------
     G : networkx.MultiDiGraph
     collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce"}
-    algorithm : {"pipeline", "paper", "tto"}
+    algorithm : {"pipeline", "paper", "tto", "throughput"}
+        ``throughput``: its one weighted packing (:func:`collective_trees`).
     roots : str, optional
         As :func:`collective_trees` reads them.
     time_limit : float
         CP-SAT seconds per set.
     fast : bool
         Root sets in their fast mode (sweeps).
+    nbytes, chunk_bytes : int, optional
+        ``throughput``: the size its part count suits (:func:`throughput_packing`).
 
     Returns
     -------
@@ -342,7 +347,7 @@ def phase_packings(
     Raises
     ------
     SpecError, InfeasibleError, SupermeshError
-        As :func:`collective_trees`; also ``throughput`` (one packing serves its phases).
+        As :func:`collective_trees`.
 
     Examples
     --------
@@ -354,11 +359,18 @@ def phase_packings(
     (['out', 'in'], [[0, 3, 15, 12], [0, 3, 15, 12]])
     """
     name, _ = _check(collective, algorithm, None)
-    if algorithm == "throughput":
-        raise SpecError(
-            "a throughput packing serves both phases itself",
-            hint="use collective_trees(..., algorithm='throughput')",
-        )
+    if algorithm == "throughput":  # one weighted packing serves both phases
+        return [
+            collective_trees(
+                G,
+                name,
+                algorithm=algorithm,
+                roots=roots,
+                time_limit=time_limit,
+                nbytes=nbytes,
+                chunk_bytes=chunk_bytes,
+            )
+        ]
 
     def trees(direction: str, how: str = algorithm, on: str | None = roots) -> TreePacking:
         return collective_trees(
