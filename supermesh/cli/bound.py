@@ -120,6 +120,10 @@ def bound(
         _collective_bound(G, spec, collective, as_json)
         return
     text = roots_text.strip().lower()
+    if ctx.get_parameter_source("roots_text") == click.core.ParameterSource.DEFAULT and (
+        G.graph.get("rows") is None or G.graph.get("family") == "hexamesh"
+    ):
+        text = "free"  # no corners off the grid: the default asks for the most trees
     doc: dict[str, Any] = {"topology": G.graph.get("spec", spec)}
     if text == "free":
         count = max_trees_free(G, direction=direction, distinct=distinct)

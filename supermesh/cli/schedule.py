@@ -29,7 +29,7 @@ from supermesh.sim.tables import SYNTHESISERS, synthesised_schedule
 from supermesh.topologies.io import read_json_file, write_text_atomic
 from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule.build import build_schedule
-from supermesh.trees.schedule.collective import COLLECTIVE_ALGORITHMS, collective_trees
+from supermesh.trees.schedule.collective import COLLECTIVE_ALGORITHMS, phase_packings
 from supermesh.trees.schedule.model import COLLECTIVES, ROUTE_COLLECTIVES, Schedule
 from supermesh.units import parse_size
 
@@ -163,7 +163,7 @@ def schedule(
             TreePacking.from_json(read_json_file(f), source=str(f)) for f in tree_files
         ]
     else:
-        packings = collective_trees(G, collective, algorithm=algorithm, roots=roots, nbytes=nbytes)
+        packings = phase_packings(G, collective, algorithm=algorithm, roots=roots, nbytes=nbytes)
     sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=nbytes)
     _write(sched, fmt, output, chunks_per_loop, max_steps)
 

@@ -68,25 +68,13 @@ def _roots(G: nx.MultiDiGraph, text: str | None) -> list[int]:
     return resolve_roots(G, text or "corners")
 
 
-def _most_roots(G: nx.MultiDiGraph, direction: str) -> list[int]:
-    """The most distinct compute roots whose trees fit (Frank, proven), at least one.
-
-    Roots own data, so a router or memory root :func:`max_trees_free` may pick is dropped (a
-    subset of roots that fit still fits).
-    """
-    from supermesh.topologies.model import compute_nodes
-    from supermesh.trees.bounds.free import max_trees_free
-
-    ranks = compute_nodes(G)
-    fit = max_trees_free(G, direction=direction, distinct=True).roots
-    return [r for r in fit if r in set(ranks)] or ranks[:1]
-
-
 def _default_roots(G: nx.MultiDiGraph, direction: str) -> list[int]:
     """The corners on a grid; elsewhere the most distinct roots that fit (Frank, proven)."""
+    from supermesh.trees.bounds import most_distinct_roots
+
     rows, cols = G.graph.get("rows"), G.graph.get("cols")
     if rows is None or cols is None or G.graph.get("family") == "hexamesh":
-        return _most_roots(G, direction)
+        return most_distinct_roots(G, direction)
     return _roots(G, "corners")
 
 
@@ -156,7 +144,9 @@ def allreduce_trees(
             return with_rule(tto(G, direction=direction), "tto (no 4 corner trees)", corners=why)
         except TopologyError as exc:  # not a mesh (cmesh, kite, butterflies): no TTO either
             why["tto"] = str(exc)
-        chosen = _most_roots(G, direction)
+        from supermesh.trees.bounds import most_distinct_roots
+
+        chosen = most_distinct_roots(G, direction)
         packing = _pack(G, chosen, direction, limit)
         if _usable(packing):
             rule = f"pipeline on the most distinct roots {chosen} (no 4 corner trees, no TTO)"
