@@ -1,4 +1,4 @@
-"""Benchmark: family proofs (issue 7), ``supermesh prove smbi --sizes 2..64`` and friends.
+"""Benchmark: family proofs (issue 7), ``supermesh prove smbi --grids 2..64`` and friends.
 
 Target: SMBi 2x2..64x64 (tree count with its Frank subpartition, corner and per-side heights,
 one certificate file per size re-checked by verify/) in under 10 minutes on 2 cores, and the

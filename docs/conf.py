@@ -36,7 +36,11 @@ extensions = [
     "numpydoc",
     "sphinx_click",
     "sphinx_gallery.gen_gallery",
+    "myst_parser",
 ]
+# the guide pages are Markdown (they began as README sections); the reference pages are reST
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+myst_heading_anchors = 3
 
 root_doc = "index"
 suppress_warnings = ["config.cache"]  # the gallery's scraper is a function: Sphinx cannot pickle it

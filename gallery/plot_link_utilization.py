@@ -31,10 +31,16 @@ limit = 0.3 if gallery_quick() else 1.0  # CP-SAT seconds per root set
 params = get_preset("booksim")
 fig = Figure(figsize=(10.5, 4.9), layout="constrained")
 axes = fig.subplots(1, 2)
+facts = {}
 for ax, spec in zip(axes, ("mesh:6x6", "smbi:6x6"), strict=True):
     G = build(spec)
     result = run_algorithm(G, "pipeline", "allgather", 64 << 20, params, time_limit=limit)
     sets = result.meta["sets"]
+    facts[spec] = {
+        "root sets": sets,
+        "mean link utilization": f"{100 * result.mean_link_utilization:.0f}%",
+        "max link utilization": f"{100 * result.max_link_utilization:.0f}%",
+    }
     title = f"{G.graph['name']}: {sets} root sets, {result.time / 1e6:.2f} M cycles"
     draw_utilization(G, result, ax, colorbar=False, title=title)
 utilization_colorbar(fig, list(axes))
@@ -42,5 +48,7 @@ fig.suptitle("Link utilisation during a pipelined AllGather of 64 MiB", fontsize
 
 # %%
 # The picture is saved next to the script (the README shows it), or into the folder that
-# ``SUPERMESH_GALLERY_DIR`` names.
-save_figure(fig, gallery_output(__file__), dpi=110)
+# ``SUPERMESH_GALLERY_DIR`` names. The numbers it shows are printed and stored in the
+# picture (PNG text ``supermesh-facts``), where a test compares them with a fresh run.
+print(facts)
+save_figure(fig, gallery_output(__file__), dpi=110, facts=facts)

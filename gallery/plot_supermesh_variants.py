@@ -20,11 +20,13 @@ SPECS = ("mesh:4x4", "smbi:4x4", "smalter:4x4", "smalter:5x5")
 fig = Figure(figsize=(12.5, 3.9), layout="constrained")
 axes = fig.subplots(1, len(SPECS), gridspec_kw={"width_ratios": [4, 4, 4, 5]})
 handles, labels = [], []
+facts = {}
 for ax, spec in zip(axes, SPECS, strict=True):
     G = build(spec)
     added = sum(1 for *_, c in G.edges(data="cls") if c == "added") // 2
     low, high = min(d for _, d in G.out_degree()), max(d for _, d in G.out_degree())
     per = f"{low}" if low == high else f"{low} to {high}"
+    facts[spec] = {"added links": added, "links per chiplet": per}
     draw_topology(G, ax, title=f"{G.graph['name']}\n{added} added links, {per} links per chiplet")
     legend = ax.get_legend()
     for h, t in zip(legend.legend_handles, [t.get_text() for t in legend.get_texts()], strict=True):
@@ -37,5 +39,7 @@ fig.suptitle("Mesh and the SuperMesh variants", fontsize=11)
 
 # %%
 # The picture is saved next to the script (the README shows it), or into the folder that
-# ``SUPERMESH_GALLERY_DIR`` names.
-save_figure(fig, gallery_output(__file__), dpi=110)
+# ``SUPERMESH_GALLERY_DIR`` names. The numbers it shows are printed and stored in the
+# picture (PNG text ``supermesh-facts``), where a test compares them with a fresh run.
+print(facts)
+save_figure(fig, gallery_output(__file__), dpi=110, facts=facts)

@@ -66,11 +66,13 @@ for i, collective in enumerate(COLLECTIVES):
         )
 fig.suptitle("SuperMesh vs TACOS (simulated, booksim preset)", fontsize=11)
 
-save_figure(fig, gallery_output(__file__), dpi=100)
-
 # %%
 # The speedups the paper quotes, from the same runs: SMBi pipeline over TACOS on the mesh and on
-# SMBi, at the smallest and the largest size.
+# SMBi, at the smallest and the largest size. They are printed and stored in the picture (PNG
+# text ``supermesh-facts``, with the mode it was drawn in), where a test compares them with a
+# fresh run; the picture is saved next to the script (the README shows it), or into the folder
+# that ``SUPERMESH_GALLERY_DIR`` names.
+facts = {"mode": "quick" if QUICK else "full"}
 time_of = {(r["topology"], r["collective"], r["algorithm"], r["bytes"]): r["time"] for r in rows}
 for collective in COLLECTIVES:
     for n in GRIDS:
@@ -81,4 +83,6 @@ for collective in COLLECTIVES:
             on_sm = time_of.get((f"smbi:{n}x{n}", collective, "tacos", size))
             if sm and on_mesh and on_sm:
                 cells.append(f"{size >> 20} MiB: {on_mesh / sm:.2f}x / {on_sm / sm:.2f}x")
-        print(f"{collective} {n}x{n} SMBi pipeline vs TACOS on mesh / on SMBi:", "; ".join(cells))
+        facts[f"{collective} {n}x{n} SMBi pipeline vs TACOS on mesh / on SMBi"] = "; ".join(cells)
+print(facts)
+save_figure(fig, gallery_output(__file__), dpi=100, facts=facts)

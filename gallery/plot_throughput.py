@@ -124,5 +124,12 @@ fig.suptitle("Throughput-optimal AllGather with bounded tree heights", fontsize=
 
 # %%
 # The picture is saved next to the script (the README shows it), or into the folder that
-# ``SUPERMESH_GALLERY_DIR`` names.
-save_figure(fig, gallery_output(__file__), dpi=110)
+# ``SUPERMESH_GALLERY_DIR`` names. The numbers it shows are printed and stored in the
+# picture (PNG text ``supermesh-facts``), where a test compares them with a fresh run.
+facts = {
+    "smalter:8x8 bound": str(bound8),
+    "smalter:8x8 points": [f"{p.label}: {p.rate}, height {p.max_height}" for p in points],
+    "smbi:4x4 bound": str(bound4),
+}
+print(facts)
+save_figure(fig, gallery_output(__file__), dpi=110, facts=facts)

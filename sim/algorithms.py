@@ -195,10 +195,6 @@ def tree_sets_for(
     collective = check_collective(collective)
     if algorithm not in TREE_ALGORITHMS:
         raise SpecError(f"{algorithm!r} is not a tree algorithm", hint=f"use {TREE_ALGORITHMS}")
-    if roots is not None and collective in ("reducescatter", "allgather"):
-        raise SpecError(
-            f"{collective} roots every chiplet; --roots is for allreduce, broadcast and reduce"
-        )
     packing = collective_trees(
         G,
         collective,

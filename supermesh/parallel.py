@@ -13,7 +13,7 @@ Every backend is a standard :class:`concurrent.futures.Executor`:
 vouches for (resuming an interrupted sweep), and on an interrupt or a failing task cancels what
 is still pending before re-raising. :func:`map_tasks` returns the results in input order, so
 output never depends on completion order. Tasks must write their files atomically
-(:func:`supermesh.topologies.io.write_text_atomic`): then an interrupt leaves no partial file.
+(:func:`supermesh.topologies.output.write_text_atomic`): then an interrupt leaves no partial file.
 Local workers ignore Ctrl-C; the parent handles it, cancels the queue and stops the workers
 (a worker stopped in the middle of a write may leave the write's hidden temporary file, which
 the caller removes: :func:`remove_temporaries`).
@@ -372,7 +372,7 @@ def map_tasks(
 def remove_temporaries(paths: Iterable[str | os.PathLike[str]]) -> int:
     """Delete the temporary files an interrupted atomic write of ``paths`` may have left.
 
-    :func:`supermesh.topologies.io.write_text_atomic` writes ``.NAME.XXXX`` beside ``NAME`` and
+    :func:`supermesh.topologies.output.write_text_atomic` writes ``.NAME.XXXX`` beside ``NAME`` and
     renames it; a process killed in between leaves it behind. Returns how many were removed.
 
     Examples

@@ -19,16 +19,16 @@ dispatches on the format; every one reads its file with :func:`read_text_file`.
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import InputFileError, SupermeshError
+from supermesh.errors import InputFileError
 from supermesh.topologies.model import ARC_CLASSES, NODE_KINDS, arcs, new_topology
 
 __all__ = [
@@ -37,7 +37,6 @@ __all__ = [
     "read_json_file",
     "read_text_file",
     "to_json",
-    "write_text_atomic",
     "write_topology",
 ]
 
@@ -114,6 +113,15 @@ def _number(value: Any, where: str) -> float:
     return float(value)
 
 
+def _grid_index(value: Any, name: str, where: str) -> int | None:
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise InputFileError(
+        f"{where} has {name} {str(value)[:40]!r}; it must be a whole number or null",
+        hint="row and col count from 0 (row 0 at the top; memory to the north has row -1)",
+    )
+
+
 def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.MultiDiGraph:
     """Rebuild a topology from :func:`to_json` output.
 
@@ -139,8 +147,8 @@ def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.Multi
         str(doc.get("family", "file")),
         str(doc.get("spec", "")),
         str(doc.get("name", "")),
-        rows=doc.get("rows"),
-        cols=doc.get("cols"),
+        rows=_grid_index(doc.get("rows"), "rows", source),
+        cols=_grid_index(doc.get("cols"), "cols", source),
         params=doc["params"] if isinstance(doc.get("params"), dict) else {},
     )
     for i, nd in enumerate(_list_field(doc, "nodes", source)):
@@ -158,8 +166,8 @@ def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.Multi
             node,
             kind=kind,
             pos=(_number(pos[0], where), _number(pos[1], where)),
-            row=nd.get("row"),
-            col=nd.get("col"),
+            row=_grid_index(nd.get("row"), "row", where),
+            col=_grid_index(nd.get("col"), "col", where),
         )
         if "label" in nd:
             if not isinstance(nd["label"], str):
@@ -170,19 +178,27 @@ def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.Multi
         u, v, k = (_field(ad, f, where) for f in ("src", "dst", "key"))
         cls = ad.get("cls", "mesh")
         if u not in G or v not in G:
-            raise InputFileError(f"{where} ({u}->{v}) names a node that does not exist")
+            raise InputFileError(
+                f"{where} ({u}->{v}) names a node that does not exist",
+                hint="every arc's src and dst must be ids listed under nodes",
+            )
         if not isinstance(k, int) or G.has_edge(u, v, k):
             raise InputFileError(f"{where} ({u}->{v}) has a bad or repeated key {k!r}")
         if cls not in ARC_CLASSES:
             raise InputFileError(f"{where} has unknown cls {cls!r}", hint=f"use {ARC_CLASSES}")
-        G.add_edge(
-            u,
-            v,
-            key=k,
-            cls=cls,
-            bandwidth=_number(ad.get("bandwidth", 1.0), where),
-            latency=_number(ad.get("latency", 1.0), where),
-        )
+        bandwidth = _number(ad.get("bandwidth", 1.0), where)
+        latency = _number(ad.get("latency", 1.0), where)
+        if not (math.isfinite(bandwidth) and bandwidth > 0):  # NaN or <= 0 would fake cut bounds
+            raise InputFileError(
+                f"{where} ({u}->{v}) has bandwidth {bandwidth!r}; it must be a positive number",
+                hint="1.0 is one link's bandwidth; remove the arc instead of zeroing it",
+            )
+        if not (math.isfinite(latency) and latency >= 0):
+            raise InputFileError(
+                f"{where} ({u}->{v}) has latency {latency!r}; it must be at least 0",
+                hint="latency is in hops of the preset's per-hop latency (1.0 = one hop)",
+            )
+        G.add_edge(u, v, key=k, cls=cls, bandwidth=bandwidth, latency=latency)
     if not G.graph["spec"]:
         G.graph["spec"] = source
     return G
@@ -368,30 +384,10 @@ def read_json_file(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
         ) from None
 
 
-def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename.
-
-    An interrupted or failed write never leaves a partial file and never clobbers an existing one.
-    """
-    target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    except OSError as exc:
-        raise SupermeshError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_topology(
     G: nx.MultiDiGraph, path: str | Path, *, metrics: dict[str, Any] | None = None
 ) -> None:
-    """Write a topology as JSON (atomically; see :func:`write_text_atomic`).
+    """Write a topology as JSON (see :func:`supermesh.topologies.output.write_files`).
 
     Examples
     --------
@@ -403,4 +399,6 @@ def write_topology(
     >>> read_topology(path).number_of_edges()
     72
     """
+    from supermesh.topologies.output import write_text_atomic
+
     write_text_atomic(path, json.dumps(to_json(G, metrics=metrics), indent=1) + "\n")

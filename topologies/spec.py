@@ -30,8 +30,13 @@ __all__ = ["FAMILIES", "Family", "build", "parse_spec"]
 
 def _int_opt(name: str, allowed: tuple[int, ...]) -> Callable[[str], int]:
     def parse(value: str) -> int:
-        if not value.isdigit() or int(value) not in allowed:
-            raise SpecError(f"option {name}={value!r} is not one of {', '.join(map(str, allowed))}")
+        # ASCII digits only: str.isdigit() takes '²', which int() then refuses
+        if not re.fullmatch(r"[0-9]{1,3}", value) or int(value) not in allowed:
+            choices = ", ".join(map(str, allowed))
+            raise SpecError(
+                f"option {name}={value!r} is not one of {choices}",
+                hint=f"{name} takes one of: {choices}",
+            )
         return int(value)
 
     return parse
@@ -40,7 +45,11 @@ def _int_opt(name: str, allowed: tuple[int, ...]) -> Callable[[str], int]:
 def _choice_opt(name: str, allowed: tuple[str, ...]) -> Callable[[str], str]:
     def parse(value: str) -> str:
         if value not in allowed:
-            raise SpecError(f"option {name}={value!r} is not one of {', '.join(allowed)}")
+            choices = ", ".join(allowed)
+            raise SpecError(
+                f"option {name}={value!r} is not one of {choices}",
+                hint=f"{name} takes one of: {choices}",
+            )
         return value
 
     return parse
@@ -186,9 +195,11 @@ FAMILIES: dict[str, Family] = {
     ]
 }
 
-_GRID = re.compile(r"^(\d+)(?:x(\d+))?$")
-_HEX_R = re.compile(r"^r(\d+)$")
-_HEX_ROWS = re.compile(r"^\d+(?:-\d+)+$")
+# ASCII digits only (`\d` takes '²' and other Unicode digits that int() then refuses)
+_GRID = re.compile(r"^([0-9]+)(?:x([0-9]+))?$")
+_HEX_R = re.compile(r"^r([0-9]+)$")
+_HEX_ROWS = re.compile(r"^[0-9]+(?:-[0-9]+)*$")
+_MAX_DIGITS = 6  # more digits than any supported size: refused before int() reads them
 
 _FILE_SUFFIXES = (".json", ".graphml", ".dot", ".gv", ".anynet")
 
@@ -198,10 +209,15 @@ MAX_CHIPLETS = 65536
 _FORMS = "FAMILY:RxC[,opt=value...] (e.g. smbi:8x8, hexamesh:r2, mesh:4x4,memory=south)"
 
 
+def _shown(text: str) -> str:
+    """``text`` quoted for a message, cut to 60 characters (a spec can be 5,000 nines long)."""
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
 def _family(name: str) -> Family:
     if name not in FAMILIES:
         raise SpecError(
-            f"unknown topology {name!r}", hint=f"use one of: {', '.join(sorted(FAMILIES))}"
+            f"unknown topology {_shown(name)}", hint=f"use one of: {', '.join(sorted(FAMILIES))}"
         )
     return FAMILIES[name]
 
@@ -231,16 +247,20 @@ def parse_spec(spec: str) -> tuple[Family, tuple[Any, ...], dict[str, Any], list
     ('partial-smalter', (6, 6), {'io': 'east'}, [])
     """
     if not isinstance(spec, str) or ":" not in spec:
-        raise SpecError(f"malformed topology spec {spec!r}", hint=f"use {_FORMS}")
-    name, _, rest = spec.strip().partition(":")
-    family = _family(name.strip().lower())
+        shown = _shown(spec) if isinstance(spec, str) else repr(spec)
+        raise SpecError(f"malformed topology spec {shown}", hint=f"use {_FORMS}")
+    # case-insensitive everywhere: SMBi:4X4 is smbi:4x4, io=East is io=east
+    name, _, rest = spec.strip().lower().partition(":")
+    family = _family(name.strip())
     size_text, *option_texts = [p.strip() for p in rest.split(",")]
+    _check_digits(size_text, spec)
     size: tuple[Any, ...]
     if family.size == "grid":
         m = _GRID.match(size_text)
         if not m:
             raise SpecError(
-                f"size {size_text!r} in {spec!r} is not RxC or N", hint=f"e.g. {name}:4x4"
+                f"size {_shown(size_text)} in {_shown(spec)} is not RxC or N",
+                hint=f"e.g. {name}:4x4",
             )
         rows = int(m.group(1))
         size = (rows, int(m.group(2)) if m.group(2) else rows)
@@ -252,12 +272,12 @@ def parse_spec(spec: str) -> tuple[Family, tuple[Any, ...], dict[str, Any], list
                 raise SpecError("hexamesh radius must be at least 1", hint="e.g. hexamesh:r2")
             _check_chiplets(3 * radius * (radius + 1) + 1, spec)
             size = ([*range(radius + 1, 2 * radius + 2), *range(2 * radius, radius, -1)],)
-        elif _HEX_ROWS.match(size_text) or size_text.isdigit():
+        elif _HEX_ROWS.match(size_text):
             size = ([int(x) for x in size_text.split("-")],)
             _check_chiplets(sum(size[0]), spec)
         else:
             raise SpecError(
-                f"hexamesh size {size_text!r} is neither rR nor row lengths like 3-4-3",
+                f"hexamesh size {_shown(size_text)} is neither rR nor row lengths like 3-4-3",
                 hint="e.g. hexamesh:r2 or hexamesh:3-4-3",
             )
     options: dict[str, Any] = {}
@@ -266,7 +286,9 @@ def parse_spec(spec: str) -> tuple[Family, tuple[Any, ...], dict[str, Any], list
         key, eq, value = text.partition("=")
         key, value = key.strip(), value.strip()
         if not eq or not key or not value:
-            raise SpecError(f"option {text!r} in {spec!r} is not key=value", hint=f"use {_FORMS}")
+            raise SpecError(
+                f"option {_shown(text)} in {_shown(spec)} is not key=value", hint=f"use {_FORMS}"
+            )
         if key == "memory" and family.memory:
             memory = _sides_opt(value)
         elif key in family.options:
@@ -275,7 +297,7 @@ def parse_spec(spec: str) -> tuple[Family, tuple[Any, ...], dict[str, Any], list
         else:
             known = sorted(family.options) + (["memory"] if family.memory else [])
             raise SpecError(
-                f"unknown option {key!r} for {family.name}",
+                f"unknown option {_shown(key)} for {family.name}",
                 hint=f"{family.name} accepts: {', '.join(known) or 'no options'}",
             )
     return family, size, options, memory
@@ -288,10 +310,20 @@ def _is_file(text: str) -> bool:
         return False
 
 
+def _check_digits(size_text: str, spec: str) -> None:
+    longest = max((len(m) for m in re.findall(r"[0-9]+", size_text)), default=0)
+    if longest > _MAX_DIGITS:
+        raise SpecError(
+            f"{_shown(spec)} asks for a size with {longest} digits, more than the {MAX_CHIPLETS} "
+            "chiplets supported",
+            hint="use a smaller size (64x64 = 4096 chiplets is the largest size benchmarked)",
+        )
+
+
 def _check_chiplets(count: int, spec: str) -> None:
     if count > MAX_CHIPLETS:
         raise SpecError(
-            f"{spec!r} asks for {count} chiplets, more than the {MAX_CHIPLETS} supported",
+            f"{_shown(spec)} asks for {count} chiplets, more than the {MAX_CHIPLETS} supported",
             hint="use a smaller size (64x64 = 4096 chiplets is the largest size benchmarked)",
         )
 

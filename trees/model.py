@@ -10,29 +10,108 @@ AllReduce trees, or one root set of a ReduceScatter / AllGather). A :class:`Tree
 ``supermesh trees`` writes: the topology spec, the direction, the solver status and bound, and one
 or more sets.
 
-JSON (``format: "supermesh-trees"``)::
+JSON (``format: "supermesh-trees"``; every field is in ``docs/schemas/trees.schema.json``)::
 
     {"format": "supermesh-trees", "version": 1, "topology": "smbi:4x4", "direction": "out",
      "status": "optimal", "lower_bound": 6, "objective": 6, "method": "cpsat",
      "span": null,                       # node ids every tree must reach; null = compute chiplets
      "sets": [{"trees": [{"root": 0, "height": 6, "arcs": [[0, 1, 0], ...], "share": 1.0}, ...],
                "lower_bound": 6}],
-     "trees": [...],                     # the trees of the first set, when there is one set
      "certificate": null, "stats": {...}}
+
+Each fact is stored once: the trees are under ``sets`` only. Files written before that also carry
+the first set's trees under a top-level ``trees``; they are still read, and a top-level ``trees``
+that differs from ``sets[0].trees`` (or sits beside several sets) is refused as a contradiction.
+A file with only ``trees`` is read as one set.
+
+Reading is strict about what a file may contain (:meth:`TreePacking.from_json` raises
+:class:`~supermesh.errors.InputFileError` naming the field): node ids, keys, heights and bounds
+are integers (not booleans) and not negative, a ``share`` is a finite number in ``(0, 1]``, a
+``span`` lists distinct node ids and is not empty.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from supermesh.errors import InputFileError
 
-__all__ = ["STATUSES", "Tree", "TreePacking", "TreeSet", "read_packing"]
+__all__ = [
+    "STATUSES",
+    "Tree",
+    "TreePacking",
+    "TreeSet",
+    "json_count",
+    "json_number",
+    "read_packing",
+]
 
 STATUSES = ("optimal", "feasible", "infeasible")
 DIRECTIONS = ("out", "in")
 FORMAT = "supermesh-trees"
+VERSION = 1
+
+
+def json_count(value: Any, where: str, *, minimum: int = 0, optional: bool = False) -> Any:
+    """``value`` when it is an integer (not a bool) of at least ``minimum``, else raise.
+
+    ``optional``: ``None`` is allowed too (and returned). Shared by the ``from_json`` readers.
+
+    Raises
+    ------
+    InputFileError
+        Naming ``where`` and the value.
+
+    Examples
+    --------
+    >>> json_count(3, "chunks", minimum=1)
+    3
+    >>> json_count(3.7, "chunks", minimum=1)
+    Traceback (most recent call last):
+    ...
+    supermesh.errors.InputFileError: chunks must be an integer of at least 1, not 3.7
+    """
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise InputFileError(
+            f"{where} must be an integer of at least {minimum}, not {_shown(value)}",
+            hint="was the file edited by hand? write it again with the command that made it",
+        )
+    return value
+
+
+def json_number(value: Any, where: str) -> float:
+    """``value`` as a float when it is a finite number (not a bool), else raise.
+
+    Examples
+    --------
+    >>> json_number(0.25, "share")
+    0.25
+    >>> json_number(float("nan"), "share")
+    Traceback (most recent call last):
+    ...
+    supermesh.errors.InputFileError: share must be a finite number, not nan
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputFileError(f"{where} must be a finite number, not {_shown(value)}")
+    x = float(value)
+    if not math.isfinite(x):
+        raise InputFileError(f"{where} must be a finite number, not {_shown(value)}")
+    return x
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _node_list(value: Any, where: str) -> list[int]:
+    if not isinstance(value, list):
+        raise InputFileError(f"{where} must be a list of node ids, not {_shown(value)}")
+    return [json_count(x, f"{where} entry #{i}") for i, x in enumerate(value)]
 
 
 @dataclass(frozen=True)
@@ -86,23 +165,22 @@ class Tree:
                 raise InputFileError(f"{where} lacks the field {name!r}")
         arcs = doc["arcs"]
         if not isinstance(arcs, list) or not all(
-            isinstance(a, list) and len(a) == 3 and all(isinstance(x, int) for x in a) for a in arcs
+            isinstance(a, list)
+            and len(a) == 3
+            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in a)
+            for a in arcs
         ):
-            raise InputFileError(f"{where} arcs must be a list of [src, dst, key] integer triples")
-        if not isinstance(doc["root"], int):
-            raise InputFileError(f"{where} root must be an integer node id")
-        height = doc.get("height", -1)
-        if not isinstance(height, int):
-            raise InputFileError(f"{where} height must be an integer")
-        share = doc.get("share", 1.0)
-        if not isinstance(share, (int, float)):
-            raise InputFileError(f"{where} share must be a number")
-        return cls(
-            root=doc["root"],
-            arcs=tuple((a[0], a[1], a[2]) for a in arcs),
-            height=height,
-            share=float(share),
-        )
+            raise InputFileError(
+                f"{where} arcs must be a list of [src, dst, key] triples of non-negative integers"
+            )
+        root = json_count(doc["root"], f"{where} root")
+        height = json_count(doc["height"], f"{where} height") if "height" in doc else -1
+        share = json_number(doc.get("share", 1.0), f"{where} share")
+        if not 0.0 < share <= 1.0:
+            raise InputFileError(
+                f"{where} share must be in (0, 1] (a fraction of the root's data), not {share!r}"
+            )
+        return cls(root, tuple((a[0], a[1], a[2]) for a in arcs), height, share)
 
 
 @dataclass(frozen=True)
@@ -144,12 +222,12 @@ class TreeSet:
         """Read a set written by :meth:`to_json`."""
         if not isinstance(doc, dict) or not isinstance(doc.get("trees"), list):
             raise InputFileError(f"{where} lacks a 'trees' list")
-        lb = doc.get("lower_bound")
+        lb = json_count(doc.get("lower_bound"), f"{where} lower_bound", optional=True)
         return cls(
             trees=tuple(
                 Tree.from_json(t, where=f"{where} tree #{i}") for i, t in enumerate(doc["trees"])
             ),
-            lower_bound=lb if isinstance(lb, int) else None,
+            lower_bound=lb,
         )
 
 
@@ -231,8 +309,6 @@ class TreePacking:
             "span": list(self.span) if self.span is not None else None,
             "sets": [s.to_json() for s in self.sets],
         }
-        if len(self.sets) == 1:
-            doc["trees"] = doc["sets"][0]["trees"]
         doc["certificate"] = self.certificate
         doc["stats"] = self.stats if timings else _without_timings(self.stats)
         return doc
@@ -241,43 +317,66 @@ class TreePacking:
     def from_json(cls, doc: Any, *, source: str = "tree file") -> TreePacking:
         """Read a packing written by :meth:`to_json`.
 
-        A file with only ``trees`` (no ``sets``) is read as one set. Raises
-        :class:`~supermesh.errors.InputFileError` on anything malformed.
+        A file with only ``trees`` (no ``sets``) is read as one set; a file with both is read
+        when they agree (older files). Raises :class:`~supermesh.errors.InputFileError` on
+        anything malformed or contradictory (see the module docstring).
         """
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise InputFileError(f"{source} is not a supermesh tree file (format {FORMAT!r})")
+        version = doc.get("version", VERSION)
+        if isinstance(version, bool) or version != VERSION:
+            raise InputFileError(
+                f"{source} has version {_shown(doc.get('version'))}; this tool reads version "
+                f"{VERSION}",
+                hint="write the file again with this version of supermesh",
+            )
         for name in ("topology", "direction", "status"):
-            if name not in doc:
-                raise InputFileError(f"{source} lacks the field {name!r}")
+            if not isinstance(doc.get(name), str):
+                raise InputFileError(f"{source} lacks the text field {name!r}")
+        if not doc["topology"]:
+            raise InputFileError(f"{source} names no topology")
         if isinstance(doc.get("sets"), list):
             sets = tuple(
                 TreeSet.from_json(s, where=f"{source} set #{i}") for i, s in enumerate(doc["sets"])
             )
+            duplicate = doc.get("trees")
+            if duplicate is not None and (len(sets) != 1 or duplicate != doc["sets"][0]["trees"]):
+                raise InputFileError(
+                    f"{source}: the top-level 'trees' contradicts 'sets' (it must repeat the "
+                    "only set's trees exactly)",
+                    hint="delete the top-level 'trees': the trees are read from 'sets'",
+                )
         elif isinstance(doc.get("trees"), list):
             sets = (TreeSet.from_json({"trees": doc["trees"]}, where=source),)
         else:
             raise InputFileError(f"{source} has neither 'sets' nor 'trees'")
         span = doc.get("span")
-        if span is not None and not (
-            isinstance(span, list)
-            and all(isinstance(x, int) and not isinstance(x, bool) for x in span)
-        ):
-            raise InputFileError(f"{source} span must be null or a list of node ids")
+        if span is not None:
+            span = _node_list(span, f"{source} span")
+            if not span or len(set(span)) != len(span):
+                raise InputFileError(
+                    f"{source} span must be null or a nonempty list of distinct node ids"
+                )
         certificate = doc.get("certificate")
         if certificate is not None and not isinstance(certificate, dict):
             raise InputFileError(f"{source} certificate must be null or an object")
-        lb, obj = doc.get("lower_bound"), doc.get("objective")
+        stats = doc.get("stats")
+        if stats is not None and not isinstance(stats, dict):
+            raise InputFileError(f"{source} stats must be an object")
+        method = doc.get("method", "")
+        if not isinstance(method, str):
+            raise InputFileError(f"{source} method must be text, not {_shown(method)}")
         return cls(
-            topology=str(doc["topology"]),
-            direction=str(doc["direction"]),
-            status=str(doc["status"]),
+            topology=doc["topology"],
+            direction=doc["direction"],
+            status=doc["status"],
             sets=sets,
-            lower_bound=lb if isinstance(lb, int) else None,
-            objective=obj if isinstance(obj, int) else None,
-            method=str(doc.get("method", "")),
+            lower_bound=json_count(doc.get("lower_bound"), f"{source} lower_bound", optional=True),
+            objective=json_count(doc.get("objective"), f"{source} objective", optional=True),
+            method=method,
             span=tuple(span) if span is not None else None,
             certificate=certificate,
-            stats=dict(doc["stats"]) if isinstance(doc.get("stats"), dict) else {},
+            stats=dict(stats) if stats else {},
         )
 
 

@@ -110,7 +110,7 @@ def resolve_roots(G: nx.MultiDiGraph, text: str) -> list[int]:
             raise SpecError(
                 f"roots {spec!r} need a grid topology; "
                 f"{G.graph.get('spec', 'this topology')} has no rows and columns",
-                hint="give the roots as a comma list of node ids (e.g. 0,3,7) or use --roots free",
+                hint="give the roots as a comma list of node ids, e.g. --roots 0,3,7",
             )
         positions = (
             corner_positions(rows, cols) if spec == "corners" else side_positions(rows, cols)

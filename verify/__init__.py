@@ -30,7 +30,7 @@ Examples
 """
 
 from supermesh._lazy import lazy_exports
-from supermesh.verify import deadlock, schedule, trees
+from supermesh.verify import deadlock, proof, schedule, topology, trees
 
 # public name -> module defining it (imported on first use): what verify's own modules define,
 # then every name the rooms list (each room's map is the one place its names are written)
@@ -38,11 +38,14 @@ _EXPORTS: dict[str, str] = {
     "check_document": "supermesh.verify.files",
     "check_file": "supermesh.verify.files",
     "FileReport": "supermesh.verify.documents",
+    "Claim": "supermesh.verify.claims",
+    "check_sweep_file": "supermesh.verify.sweep",
+    "check_sweep_rows": "supermesh.verify.sweep",
     "Finding": "supermesh.verify.findings",
     "errors": "supermesh.verify.findings",
     "format_finding": "supermesh.verify.findings",
 }
-for _room in (trees, schedule, deadlock):
+for _room in (topology, trees, schedule, deadlock, proof):
     _EXPORTS |= {name: _room._EXPORTS[name] for name in _room.__all__}
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

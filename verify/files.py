@@ -27,157 +27,19 @@ comes back as a :class:`~supermesh.verify.documents.FileReport`.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from supermesh.errors import InputFileError, SupermeshError
-from supermesh.topologies.io import from_json, read_json_file
-from supermesh.topologies.model import ARC_CLASSES, NODE_KINDS, arcs
-from supermesh.topologies.spec import build
-from supermesh.verify.documents import FileReport, expected_compute, is_int, is_num, require
-from supermesh.verify.findings import Finding
+from supermesh.errors import InputFileError
+from supermesh.topologies.io import read_json_file
+from supermesh.verify.documents import FileReport
+from supermesh.verify.proof.file import check_proof_document
 from supermesh.verify.schedule.file import check_schedule_file
+from supermesh.verify.sweep import check_sweep_file
+from supermesh.verify.topology.file import check_topology_file
 from supermesh.verify.trees.file import check_trees_file
 
 __all__ = ["check_document", "check_file"]
-
-
-def _arc(a: tuple[int, int, int]) -> str:
-    return f"{a[0]}->{a[1]} key {a[2]}"
-
-
-def _spec_findings(doc: dict[str, Any], G: Any) -> list[Finding]:
-    spec = doc.get("spec")
-    if not isinstance(spec, str) or not spec or spec.endswith(".json") or ":" not in spec:
-        return []
-    if len(spec) > 200:
-        return [
-            Finding("spec-mismatch", f"spec {spec[:40]!r}... is too long to be a spec", "warning")
-        ]
-    try:
-        expected = expected_compute(spec)
-    except SupermeshError as exc:
-        return [Finding("spec-mismatch", f"spec {spec!r} does not parse: {exc}", "warning")]
-    compute = sum(1 for _, k in G.nodes(data="kind") if k == "compute")
-    if expected != compute:
-        return [
-            Finding(
-                "spec-mismatch",
-                f"spec {spec!r} has {expected} compute chiplets, the file has {compute}",
-            )
-        ]
-    try:
-        H = build(spec)
-    except SupermeshError as exc:
-        return [Finding("spec-mismatch", f"spec {spec!r} does not build: {exc}", "warning")]
-    mine = {(u, v, k): d.get("cls") for u, v, k, d in G.edges(keys=True, data=True)}
-    theirs = {(u, v, k): d.get("cls") for u, v, k, d in H.edges(keys=True, data=True)}
-    found = []
-    for a in sorted(theirs.keys() - mine.keys())[:5]:
-        found.append(
-            Finding("spec-mismatch", f"spec {spec!r} has arc {_arc(a)}, the file does not", arc=a)
-        )
-    for a in sorted(mine.keys() - theirs.keys())[:5]:
-        found.append(
-            Finding("spec-mismatch", f"the file has arc {_arc(a)}, spec {spec!r} does not", arc=a)
-        )
-    for a in sorted(mine.keys() & theirs.keys()):
-        if mine[a] != theirs[a]:
-            found.append(
-                Finding(
-                    "spec-mismatch",
-                    f"arc {_arc(a)} has class {mine[a]!r}, spec {spec!r} gives {theirs[a]!r}",
-                    arc=a,
-                )
-            )
-            break
-    for n in sorted(set(G) | set(H)):
-        k1, k2 = (
-            G.nodes[n].get("kind") if n in G else None,
-            H.nodes[n].get("kind") if n in H else None,
-        )
-        if k1 != k2:
-            found.append(
-                Finding(
-                    "spec-mismatch", f"node {n} is {k1!r} in the file, {k2!r} in {spec!r}", node=n
-                )
-            )
-            break
-    return found
-
-
-def _check_topology(doc: dict[str, Any], source: str) -> FileReport:
-    nodes, raw_arcs = doc.get("nodes"), doc.get("arcs")
-    if not isinstance(nodes, list) or not isinstance(raw_arcs, list):
-        raise InputFileError(f"{source}: 'nodes' and 'arcs' must both be lists")
-    found: list[Finding] = []
-    ids: set[int] = set()
-    for i, nd in enumerate(nodes):
-        require(
-            isinstance(nd, dict) and is_int(nd.get("id")), source, f"node #{i} has no integer id"
-        )
-        n = nd["id"]
-        if n in ids:
-            found.append(Finding("bad-attribute", f"node id {n} is repeated", node=n))
-        ids.add(n)
-        if nd.get("kind", "compute") not in NODE_KINDS:
-            found.append(Finding("bad-attribute", f"node {n} has kind {nd.get('kind')!r}", node=n))
-        pos = nd.get("pos", [0.0, 0.0])
-        if not (isinstance(pos, list) and len(pos) == 2 and all(map(is_num, pos))):
-            found.append(Finding("bad-attribute", f"node {n} has pos {pos!r}, not [x, y]", node=n))
-    seen: Counter[tuple[int, int, int]] = Counter()
-    touched: set[int] = set()
-    for i, ad in enumerate(raw_arcs):
-        require(
-            isinstance(ad, dict) and all(is_int(ad.get(f)) for f in ("src", "dst", "key")),
-            source,
-            f"arc #{i} lacks integer src, dst and key",
-        )
-        a = (ad["src"], ad["dst"], ad["key"])
-        seen[a] += 1
-        touched |= {a[0], a[1]}
-        for end in a[:2]:
-            if end not in ids:
-                found.append(
-                    Finding(
-                        "node-out-of-range",
-                        f"arc {_arc(a)} names node {end}, not in 'nodes'",
-                        arc=a,
-                    )
-                )
-        if a[0] == a[1]:
-            found.append(Finding("self-loop", f"arc {_arc(a)} is a self-loop", arc=a, node=a[0]))
-        if ad.get("cls", "mesh") not in ARC_CLASSES:
-            found.append(
-                Finding("bad-attribute", f"arc {_arc(a)} has cls {ad.get('cls')!r}", arc=a)
-            )
-        for name in ("bandwidth", "latency"):
-            value = ad.get(name, 1.0)
-            if not is_num(value) or not value > 0:
-                found.append(Finding("bad-attribute", f"arc {_arc(a)} has {name} {value!r}", arc=a))
-    keys: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for a, count in sorted(seen.items()):
-        keys[(a[0], a[1])].append(a[2])
-        if count > 1:
-            found.append(Finding("arc-repeated", f"arc {_arc(a)} is listed {count} times", arc=a))
-    for (u, v), ks in sorted(keys.items()):
-        if sorted(set(ks)) != list(range(len(set(ks)))):
-            found.append(
-                Finding("key-gap", f"arcs {u}->{v} have keys {ks}, not 0..{len(ks) - 1}", "warning")
-            )
-    if len(ids) > 1:
-        for n in sorted(ids - touched):
-            found.append(Finding("isolated-node", f"node {n} has no arc", "warning", node=n))
-    summary = f"topology {doc.get('spec') or source}: {len(ids)} nodes, {len(raw_arcs)} arcs"
-    if not any(f.is_error for f in found):
-        try:
-            G = from_json(doc, source=source)
-        except (TypeError, ValueError) as exc:
-            raise InputFileError(f"{source}: malformed topology ({exc})") from None
-        found += _spec_findings(doc, G)
-        summary = f"topology {G.graph['spec']}: {G.number_of_nodes()} nodes, {len(arcs(G))} arcs"
-    return FileReport(source, "topology", summary, tuple(found))
 
 
 def check_document(
@@ -215,23 +77,57 @@ def check_document(
     fmt = doc.get("format")
     base = Path(base_dir) if base_dir is not None else None
     if fmt == "supermesh-topology":
-        return _check_topology(doc, source)
+        return check_topology_file(doc, source)
     if fmt == "supermesh-trees":
         return check_trees_file(doc, source, base)
     if fmt == "supermesh-schedule":
         return check_schedule_file(doc, source, base)
+    if fmt == "supermesh-proof":
+        return check_proof_document(doc, source=source)
     raise InputFileError(
         f"{source} has format {fmt!r}, which verify does not read",
-        hint="verify reads supermesh-topology, supermesh-trees and supermesh-schedule files",
+        hint="verify reads supermesh-topology (topologies and designs), supermesh-trees, "
+        "supermesh-schedule and supermesh-proof files, and sweep CSV files",
     )
 
 
 def check_file(path: str | Path) -> FileReport:
-    """Read a JSON file and check it (see :func:`check_document`).
+    """Read a file and check it: a sweep CSV (``.csv``), else JSON (:func:`check_document`).
+
+    Parameters
+    ----------
+    path : str or Path
+        Any file the tool writes: a topology, design, tree, schedule or ``prove`` certificate
+        JSON file, or a sweep CSV. A tree or schedule file naming a topology file by a relative
+        path is looked up next to it too.
+
+    Returns
+    -------
+    FileReport
+        The findings (``ok`` when none is an error), the claims with their verdicts, and the
+        one-line ``verdict`` (``OK``, ``OK (N claims unproven)`` or ``FAILED``).
 
     Raises
     ------
     InputFileError
-        If the file cannot be read or parsed, or is not a document verify reads.
+        If the file cannot be read or parsed (not a regular file, not UTF-8, repeated keys,
+        ``NaN``), or is not a file verify reads (the CLI exits 2).
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from supermesh.topologies import build, write_topology
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "mesh.json"
+    >>> write_topology(build("mesh:2x2"), path)
+    >>> report = check_file(path)
+    >>> report.ok, report.kind, report.verdict
+    (True, 'topology', 'OK')
+    >>> doc = json.loads(path.read_text())
+    >>> doc["arcs"][0]["bandwidth"] = 2.0  # the spec says every link is 1.0
+    >>> _ = path.write_text(json.dumps(doc))
+    >>> [f.code for f in check_file(path).findings]
+    ['spec-mismatch']
     """
+    if str(path).lower().endswith(".csv"):
+        return check_sweep_file(path)
     return check_document(read_json_file(path), source=str(path), base_dir=Path(path).parent)

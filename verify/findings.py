@@ -11,26 +11,35 @@ Severity
     trivial eccentricity bound). ``supermesh verify`` exits 1 only on errors.
 
 Codes (stable; tests and scripts may match on them)
-    ``arc-missing``, ``arc-repeated``, ``two-parents``, ``root-has-parent``, ``root-missing``,
-    ``not-spanning``, ``detached``, ``cycle``, ``height-mismatch``, ``relay-leaf``,
-    ``root-outside-span``, ``node-out-of-range``, ``arc-overused``, ``pair-overused``,
-    ``rate-overused``, ``bad-share``, ``no-trees``, ``objective-mismatch``,
-    ``bound-above-objective``, ``optimal-without-proof``, ``height-below-eccentricity``,
-    ``weak-lower-bound``, ``unreachable``, ``trees-when-infeasible``, ``certificate-missing``,
-    ``certificate-malformed``, ``certificate-invalid``, ``deadlock-cycle``, ``spec-mismatch``,
-    ``self-loop``, ``bad-attribute``, ``key-gap``, ``isolated-node``.
+    Trees: ``arc-missing``, ``arc-repeated``, ``two-parents``, ``root-has-parent``,
+    ``root-missing``, ``wrong-root``, ``not-spanning``, ``detached``, ``cycle``,
+    ``height-mismatch``, ``relay-leaf`` (warning), ``root-outside-span`` (warning),
+    ``node-out-of-range``, ``arc-overused``, ``pair-overused``, ``rate-overused``, ``bad-share``,
+    ``no-trees``, ``objective-mismatch``, ``bound-above-objective``, ``optimal-without-proof``,
+    ``height-below-eccentricity``, ``weak-lower-bound`` (warning), ``unreachable``,
+    ``trees-when-infeasible``, ``certificate-missing``, ``certificate-malformed``,
+    ``certificate-invalid``, ``root-sets-partition``, ``stats-mismatch``, ``bad-field``,
+    ``duplicate-contradiction``.
 
     Weighted packings (:mod:`supermesh.verify.trees.rates`): ``share-mismatch``, ``share-sum``,
-    ``rank-without-tree``, ``rate-claim-too-high``, ``rate-unclaimed``, ``rate-above-bound``,
-    ``optimal-rate-gap``.
+    ``rank-without-tree``, ``rate-claim-too-high``, ``rate-unclaimed`` (warning),
+    ``rate-above-bound``, ``optimal-rate-gap``.
+
+    Topologies and designs (:mod:`supermesh.verify.topology`): ``spec-mismatch``, ``self-loop``,
+    ``bad-attribute``, ``key-gap`` (warning), ``isolated-node`` (warning), ``metrics-mismatch``,
+    ``design-mismatch``. Certificate files (:mod:`supermesh.verify.proof`): ``proof-mismatch``.
+    Sweep files (:mod:`supermesh.verify.sweep`): ``sweep-mismatch``.
 
     Schedule tables (:mod:`supermesh.verify.schedule.tables`): ``entry-id``, ``bad-field``,
-    ``ranks-mismatch``, ``ranks-left-out`` (warning), ``roots-mismatch``, ``table-mismatch``,
-    ``dep-missing``,
-    ``dep-chunks``, ``deps-incomplete``, ``dep-unrelated``, ``fifo-step``, ``fifo-order``,
-    ``chunk-range``, ``chunk-coverage``, ``op-mismatch``, ``depth-mismatch``,
-    ``received-twice``, ``chunk-undelivered``, ``chunk-incomplete``, ``double-count``,
-    ``phase-mismatch``, ``tree-mismatch``, ``deadlock-unchecked``.
+    ``ranks-mismatch``, ``ranks-order``, ``ranks-left-out`` (warning), ``roots-mismatch``,
+    ``table-mismatch``, ``chunks-mismatch``, ``dep-missing``, ``dep-chunks``, ``dep-extra``,
+    ``deps-incomplete``, ``fifo-step``, ``fifo-order``, ``chunk-range``, ``chunk-coverage``,
+    ``op-mismatch``, ``depth-mismatch``, ``relay-leaf``, ``received-twice``,
+    ``chunk-undelivered``, ``chunk-incomplete``, ``double-count``, ``phase-mismatch``,
+    ``tree-mismatch``, ``deadlock-cycle``, ``deadlock-unchecked`` (warning).
+
+    Any format: ``claim-unproven`` (warning): a claim verify cannot re-derive
+    (:mod:`supermesh.verify.claims`).
 """
 
 from __future__ import annotations
@@ -107,6 +116,15 @@ class Finding:
 def errors(findings: list[Finding]) -> list[Finding]:
     """The findings of severity ``"error"``.
 
+    Parameters
+    ----------
+    findings : list of Finding
+
+    Returns
+    -------
+    list of Finding
+        Those with ``severity == "error"``, in order.
+
     Examples
     --------
     >>> errors([Finding("relay-leaf", "x", severity="warning")])
@@ -117,6 +135,15 @@ def errors(findings: list[Finding]) -> list[Finding]:
 
 def format_finding(finding: Finding) -> str:
     """One line for a terminal: ``severity code: message``.
+
+    Parameters
+    ----------
+    finding : Finding
+
+    Returns
+    -------
+    str
+        The severity padded to 7 characters, the code, and the message.
 
     Examples
     --------

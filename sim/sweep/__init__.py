@@ -26,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "tree_key": "supermesh.sim.sweep.cases",
     "build_trees": "supermesh.sim.sweep.trees",
     "checkpoint_path": "supermesh.sim.sweep.checkpoint",
+    "checkpoint_rows": "supermesh.sim.sweep.checkpoint",
     "run_sweep": "supermesh.sim.sweep.run",
 }
 

@@ -14,7 +14,7 @@ from typing import Any
 from supermesh.sim.presets import SimParams
 from supermesh.sim.sweep.cases import SweepCase
 
-__all__ = ["case_key", "checkpoint_path", "fingerprint", "read_checkpoint"]
+__all__ = ["case_key", "checkpoint_path", "checkpoint_rows", "fingerprint", "read_checkpoint"]
 
 
 def checkpoint_path(output: str | Path) -> Path:
@@ -56,3 +56,49 @@ def read_checkpoint(path: Path, fingerprint: dict[str, Any]) -> dict[tuple[Any, 
         if isinstance(doc, dict) and isinstance(doc.get("row"), dict) and "case" in doc:
             found[tuple(doc["case"])] = doc["row"]
     return found
+
+
+def checkpoint_rows(
+    path: str | Path, params: SimParams, *, time_limit: float = 60.0, fast_trees: bool = False
+) -> dict[tuple[Any, ...], dict[str, Any]] | None:
+    """The rows a killed sweep of these settings left in the checkpoint ``path``, by case.
+
+    Parameters
+    ----------
+    path : str or Path
+        A checkpoint of :func:`~supermesh.sim.sweep.run_sweep`.
+    params, time_limit, fast_trees
+        The settings of the sweep to resume, as given to ``run_sweep``.
+
+    Returns
+    -------
+    dict or None
+        ``(spec, collective, algorithm, bytes) -> row`` (empty when there is no file); None
+        when the file holds a sweep of other settings or is no checkpoint, which ``run_sweep``
+        would start afresh (so that a caller can refuse before anything is lost).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from supermesh.sim.presets import get_preset
+    >>> from supermesh.sim.sweep import run_sweep, sweep_cases
+    >>> path = Path(tempfile.mkdtemp()) / "rows.jsonl"
+    >>> cases = sweep_cases(["mesh:2x2"], ["allgather"], ["ring"], [1 << 16])
+    >>> _ = run_sweep(cases, get_preset("booksim"), time_limit=5, checkpoint=path)
+    >>> list(checkpoint_rows(path, get_preset("booksim"), time_limit=5))
+    [('mesh:2x2', 'allgather', 'ring', 65536)]
+    >>> checkpoint_rows(path, get_preset("paper"), time_limit=5) is None
+    True
+    """
+    target = Path(path)
+    if not target.exists():
+        return {}
+    settings = fingerprint(params, time_limit, fast_trees)
+    try:
+        with target.open(encoding="utf-8") as fh:
+            head = json.loads(fh.readline())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if head != {"sweep": settings}:
+        return None
+    return read_checkpoint(target, settings)

@@ -2,25 +2,38 @@
 
 Exit codes (one table for every command):
 
-====  ==========================================================
-0     ok (including a computed negative answer where documented)
-1     a negative answer or findings (infeasible request, verification findings)
-2     bad input (spec, option, file); nothing is written
+====  ==========================================================================
+0     ok
+1     a negative answer or findings: trees that do not fit (``bound``, ``trees``,
+      ``design``), verification errors (``verify``), a failed re-check (``prove``), a
+      failed script (``gallery``), a solver that found nothing in its time limit
+2     bad input (spec, option, file) or an output that cannot be written (no space,
+      a closed pipe); nothing is written
 130   interrupted
-====  ==========================================================
+====  ==========================================================================
 
-Errors print ``error: ...`` and ``hint: ...`` on stderr; a traceback only with ``--debug``.
+Errors print one ``error: ...`` line and one ``hint: ...`` line on stderr; a traceback only
+with ``--debug``.
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
+import os
 import sys
 from typing import Any
 
 import click
 
-from supermesh.errors import SupermeshError
+from supermesh.errors import (
+    InfeasibleError,
+    InputFileError,
+    SolverError,
+    SpecError,
+    SupermeshError,
+    TopologyError,
+)
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_FINDINGS", "EXIT_INTERRUPTED", "EXIT_OK", "cli", "main"]
 
@@ -68,25 +81,73 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj = {"debug": debug}
 
 
+_FALLBACK_HINTS: tuple[tuple[type[SupermeshError], str], ...] = (
+    (SpecError, "see `supermesh COMMAND --help` for the accepted forms"),
+    (TopologyError, "check the topology and the node ids with `supermesh topo SPEC`"),
+    (InputFileError, "give a file written by supermesh (`topo -o`, `trees -o`, `schedule -o`)"),
+    (InfeasibleError, "the proof shows why; ask for fewer trees or other roots"),
+    (SolverError, "give the solver more time (--time-limit) or ask for less"),
+)
+
+
+def _hint(exc: SupermeshError) -> str:
+    if exc.hint:
+        return exc.hint
+    for kind, hint in _FALLBACK_HINTS:
+        if isinstance(exc, kind):
+            return hint
+    return "run `supermesh COMMAND --help`; --debug shows where it failed"
+
+
+def _fail(message: str, hint: str, code: int) -> None:
+    click.echo(f"error: {message}", err=True)
+    click.echo(f"hint: {hint}", err=True)
+    sys.exit(code)
+
+
+def _stdout_gone(exc: OSError) -> None:
+    """stdout closed (``| head -1``) or full (``> /dev/full``): one error line, exit 2."""
+    try:  # later writes (the interpreter's final flush) go nowhere instead of failing again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    reason = "it was closed" if exc.errno == errno.EPIPE else (exc.strerror or str(exc))
+    _fail(
+        f"cannot write to standard output: {reason}",
+        "the output was cut short; write it to a file with -o, or read all of it",
+        EXIT_BAD_INPUT,
+    )
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point: run the CLI and turn user errors into one-line messages."""
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     try:
-        return cli.main(args=argv, standalone_mode=False)
+        result = cli.main(args=argv, standalone_mode=False)
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit
+        return result
     except SupermeshError as exc:
         if debug:
             raise
-        click.echo(f"error: {exc}", err=True)
-        if exc.hint:
-            click.echo(f"hint: {exc.hint}", err=True)
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+        _fail(str(exc), _hint(exc), exc.exit_code)
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("error: interrupted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
-    except KeyboardInterrupt:
-        click.echo("error: interrupted", err=True)
+        click.echo("hint: nothing half-written was left behind; run the command again", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as exc:
-        click.echo(f"error: {exc.format_message()}", err=True)
-        click.echo("hint: run `supermesh --help` or `supermesh COMMAND --help`", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+        _fail(
+            " ".join(exc.format_message().split()),  # click lists choices on several lines
+            "run `supermesh --help` or `supermesh COMMAND --help`",
+            EXIT_BAD_INPUT,
+        )
+    except OSError as exc:
+        if debug or exc.errno not in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EBADF):
+            raise
+        _stdout_gone(exc)
+    except SystemExit:
+        # click meets a closed pipe by wrapping stdout and exiting 1 without a word
+        if isinstance(sys.stdout, click.utils.PacifyFlushWrapper) and not debug:
+            _stdout_gone(BrokenPipeError(errno.EPIPE, "Broken pipe"))
+        raise
+    return None

@@ -2,28 +2,26 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
 
-from supermesh.cli.common import (
-    SPEC_HELP,
-    emit_json,
+from supermesh.cli import EXIT_FINDINGS
+from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.cli.options import (
+    ROOTS_HELP,
+    check_roots,
     input_format_option,
-    load_spec,
-    stdout_console,
+    json_option,
+    refuse_unused,
 )
 from supermesh.errors import SpecError
 from supermesh.topologies import compute_nodes
-from supermesh.trees.bounds.counts import check_roots
+from supermesh.trees.bounds.counts import check_roots as check_root_packing
 from supermesh.trees.bounds.explain import count_proof, cut_proof, roots_proof
 from supermesh.trees.bounds.free import max_trees_free
 from supermesh.trees.rootspec import resolve_roots
-
-_ROOTS_HELP = (
-    "free (maximise over roots), corners (clockwise from the top-left), sides (the chiplet N//2 "
-    "along each side, clockwise from the north) or node ids like 0,3,3,12 (repeats allowed)."
-)
 
 
 def _header(G: Any, direction: str) -> str:
@@ -67,7 +65,13 @@ def _collective_bound(G: Any, spec: str, collective: str, as_json: bool) -> None
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
 @input_format_option
-@click.option("--roots", "roots_text", default="corners", show_default=True, help=_ROOTS_HELP)
+@click.option(
+    "--roots",
+    "roots_text",
+    default="corners",
+    show_default=True,
+    help=ROOTS_HELP + " Here: one set, or free.",
+)
 @click.option(
     "--direction",
     type=click.Choice(["out", "in"]),
@@ -85,7 +89,7 @@ def _collective_bound(G: Any, spec: str, collective: str, as_json: bool) -> None
     help="Instead of tree counts: the optimal algorithm bandwidth of this collective (every "
     "chiplet a rank; AllReduce as ReduceScatter then AllGather) and the cut that proves it.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the answer as one JSON document.")
+@json_option("the answer")
 @click.pass_context
 def bound(
     ctx: click.Context,
@@ -101,44 +105,45 @@ def bound(
     With a root list: do trees with exactly these roots exist (if not, a node set entered by too
     few arcs proves it)? With --roots free: the maximum number of trees and the subpartition
     proving one more is impossible. With --collective: the best possible algorithm bandwidth of
-    that collective, exactly, and the node set whose cut proves it. Exit status 0 whenever the
-    answer is computed.
+    that collective, exactly, and the node set whose cut proves it. Exit status 0 when the
+    trees fit (or for a count or a bound), 1 when the given roots admit no such trees (the
+    proof is printed), 2 on bad input.
     """
+    if collective is not None:
+        refuse_unused(
+            ctx,
+            ("roots_text", "direction", "distinct"),
+            "with --collective",
+            hint="the collective fixes the roots (every chiplet) and the direction",
+        )
+    text = check_roots(roots_text, free=True)
+    if distinct and text != "free":
+        raise SpecError("--distinct only applies to --roots free", hint="drop --distinct")
     G = load_spec(spec)
     if collective is not None:
-        given = [
-            f"--{name}"
-            for name in ("roots", "direction", "distinct")
-            if ctx.get_parameter_source(name if name != "roots" else "roots_text")
-            == click.core.ParameterSource.COMMANDLINE
-        ]
-        if given:
-            raise SpecError(
-                f"--collective does not take {', '.join(given)}",
-                hint="the collective fixes the roots (every chiplet) and the direction",
-            )
         _collective_bound(G, spec, collective, as_json)
         return
-    text = roots_text.strip().lower()
     if ctx.get_parameter_source("roots_text") == click.core.ParameterSource.DEFAULT and (
         G.graph.get("rows") is None or G.graph.get("family") == "hexamesh"
     ):
         text = "free"  # no corners off the grid: the default asks for the most trees
     doc: dict[str, Any] = {"topology": G.graph.get("spec", spec)}
+    feasible = True
     if text == "free":
         count = max_trees_free(G, direction=direction, distinct=distinct)
         doc |= count.to_json() | {"distinct": distinct}
         human = count_proof(count, distinct)
     else:
-        if distinct:
-            raise SpecError("--distinct only applies to --roots free", hint="drop --distinct")
         roots = resolve_roots(G, text)
-        result = check_roots(G, roots, direction=direction)
+        result = check_root_packing(G, roots, direction=direction)
+        feasible = result.feasible
         doc |= result.to_json()
         human = roots_proof(result, f" ({text})" if text in ("corners", "sides") else "")
     if as_json:
         emit_json(doc)
-        return
-    console = stdout_console()
-    console.print(_header(G, direction))
-    console.print(human)
+    else:
+        console = stdout_console()
+        console.print(_header(G, direction))
+        console.print(human)
+    if not feasible:
+        sys.exit(EXIT_FINDINGS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -11,10 +12,21 @@ from supermesh.cli import EXIT_FINDINGS
 from supermesh.cli.common import (
     SPEC_HELP,
     emit_json,
-    input_format_option,
+    figure_data,
     load_spec,
+    status,
     stdout_console,
+    write_outputs,
 )
+from supermesh.cli.options import (
+    check_roots,
+    input_format_option,
+    json_option,
+    output_option,
+    quiet_option,
+    time_limit_option,
+)
+from supermesh.cli.values import Integer, OutputPath
 from supermesh.errors import SpecError
 from supermesh.trees.design.candidates import links_budget, parse_costs
 
@@ -25,7 +37,7 @@ _ADD_HELP = (
 )
 _ROOTS_HELP = (
     "any (every choice of K roots; default), corners, sides, or node ids like 0,3,15,12. "
-    "Repeat for several root sets (RS/AG), each with at most K roots."
+    "Several root sets (RS/AG), each with at most K roots: split by ';' or repeat --roots."
 )
 _COST_HELP = "Link cost: FAMILY=C or u-v=C (integers; default 1 each). Repeatable."
 _SHOWN = 24
@@ -47,8 +59,10 @@ def run(
     from supermesh.trees.rootspec import resolve_roots
 
     G = load_spec(base)
-    texts = [t for t in roots_texts if t.strip().lower() != "any"]
-    if len(texts) < len(roots_texts) and texts:
+    # one grammar: repeat --roots or split sets by ';'
+    groups = [g for t in roots_texts for g in check_roots(t, sets=True, any_roots=True).split(";")]
+    texts = [g for g in groups if g != "any"]
+    if len(texts) < len(groups) and texts:
         raise SpecError("--roots any cannot be mixed with root lists", hint="drop --roots any")
     sets = [resolve_roots(G, t) for t in texts]
     return G, run_design(
@@ -82,7 +96,7 @@ def _target_text(r: Any, n_span: int) -> str:
     return f"Target: {k} arc-disjoint {kind} {what}{height}."
 
 
-def human(r: Any, n_span: int, written: list[str]) -> list[str]:
+def human(r: Any, n_span: int) -> list[str]:
     """The lines printed for a person."""
     budget = r.ports["budget"]
     radix = budget + 1 if isinstance(budget, int) else [b + 1 for b in budget]
@@ -117,7 +131,6 @@ def human(r: Any, n_span: int, written: list[str]) -> list[str]:
             "bound and the design meets the flow condition, which is necessary; trees for a "
             "given root set can be exhibited with `supermesh trees`."
         )
-    lines += [f"Wrote {w}." for w in written]
     return lines
 
 
@@ -125,7 +138,9 @@ def human(r: Any, n_span: int, written: list[str]) -> list[str]:
 @click.argument("base")
 @input_format_option
 @click.option("--add", "families", multiple=True, default=("perimeter-parallel",), help=_ADD_HELP)
-@click.option("--target-trees", "trees", type=int, required=True, help="Number of trees K.")
+@click.option(
+    "--target-trees", "trees", type=Integer(1, 10_000), required=True, help="Number of trees K."
+)
 @click.option("--roots", "roots_texts", multiple=True, help=_ROOTS_HELP)
 @click.option(
     "--direction",
@@ -134,16 +149,27 @@ def human(r: Any, n_span: int, written: list[str]) -> list[str]:
     show_default=True,
     help="With --roots: out-trees (AllGather), in-trees (ReduceScatter) or both (AllReduce).",
 )
-@click.option("--max-links", type=int, help="Most die-to-die links per chiplet (default: base's).")
-@click.option("--max-radix", type=int, help="Most router ports per chiplet: links + 1 local port.")
-@click.option("--cost", "cost_texts", multiple=True, help=_COST_HELP)
-@click.option("--max-height", type=int, help="Also require trees at most this tall (with --roots).")
-@click.option("--time-limit", type=float, default=60.0, show_default=True, help="Seconds.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON document.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the design here.")
 @click.option(
-    "--draw", type=click.Path(dir_okay=False), help="Picture of the design (png/svg/pdf)."
+    "--max-links",
+    type=Integer(1, 64),
+    help="Most die-to-die links per chiplet (default: base's).",
 )
+@click.option(
+    "--max-radix",
+    type=Integer(2, 65),
+    help="Most router ports per chiplet: links + 1 local port.",
+)
+@click.option("--cost", "cost_texts", multiple=True, help=_COST_HELP)
+@click.option(
+    "--max-height",
+    type=Integer(0, 1_000_000),
+    help="Also require trees at most this tall (with --roots).",
+)
+@time_limit_option("Here: for the whole search.")
+@json_option()
+@output_option("Write the design here as a topology JSON file")
+@click.option("--draw", type=OutputPath(), help="Picture of the design (png/svg/pdf).")
+@quiet_option()
 def design(
     base: str,
     families: tuple[str, ...],
@@ -158,38 +184,39 @@ def design(
     as_json: bool,
     output: str | None,
     draw: str | None,
+    quiet: bool,
 ) -> None:
     """Find the cheapest links to add to BASE so it carries K arc-disjoint spanning trees.
 
     Prints the links, the cost and the proof that nothing cheaper works (or, exit status 1, why
-    no design within the port budgets exists). -o writes the design as a topology JSON file that
-    every command accepts in place of a spec; --draw marks the added links.
+    no design within the port budgets exists; then no file is written). -o writes the design
+    as a topology JSON file that every command accepts in place of a spec; --draw marks the
+    added links.
     """
-    from supermesh.draw import draw_topology, figure_format, save_figure
-    from supermesh.topologies import compute_nodes
-    from supermesh.topologies.io import write_topology
+    from supermesh.draw import draw_topology, figure_format
+    from supermesh.topologies import compute_nodes, to_json
 
     if draw:
         figure_format(draw)  # a bad extension fails before the search
     budget = links_budget(max_links, max_radix)
-    G, r = run(base, families, trees, roots_texts, direction, budget, parse_costs(cost_texts),
-            max_height, time_limit)  # fmt: skip
-    written = []
+    costs = parse_costs(cost_texts)
+    with status(f"design on {base}: searching", quiet or as_json):
+        G, r = run(base, families, trees, roots_texts, direction, budget, costs, max_height,
+                   time_limit)  # fmt: skip
+    files: list[tuple[str, str | bytes]] = []
     if r.topology is not None:
-        figure = draw_topology(r.topology) if draw else None
         if output:
-            write_topology(r.topology, output)
-            written.append(output)
-        if draw and figure is not None:
-            save_figure(figure, draw)
-            written.append(draw)
+            files.append((output, json.dumps(to_json(r.topology), indent=1) + "\n"))
+        if draw:
+            files.append((draw, figure_data(draw_topology(r.topology), draw)))
+    written = write_outputs(files, quiet)
     if as_json:
         emit_json(r.to_json() | {"written": written})
     else:
         span = r.target["span"]
         n_span = len(compute_nodes(G)) if span == "compute" else len(span)
         console = stdout_console()
-        for line in human(r, n_span, written):
+        for line in human(r, n_span):
             console.print(line)
         if r.topology is None and (output or draw):
             console.print("No design exists, so no file was written.")

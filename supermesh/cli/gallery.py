@@ -9,16 +9,18 @@ import click
 from rich.table import Table
 
 from supermesh.cli import EXIT_FINDINGS
-from supermesh.cli.common import emit_json, stderr_console, stdout_console
+from supermesh.cli.common import emit_json, progress_enabled, stderr_console, stdout_console
+from supermesh.cli.options import json_option, quiet_option
+from supermesh.cli.values import OutputPath
 
 
 @click.command()
 @click.option(
     "-o",
     "--output",
-    type=click.Path(file_okay=False),
+    type=OutputPath(directory=True),
     default=None,
-    help="Folder for the images (default: next to the scripts, in gallery/).",
+    help="Folder for the images (created if missing; default: next to the scripts, in gallery/).",
 )
 @click.option(
     "--gallery",
@@ -29,19 +31,41 @@ from supermesh.cli.common import emit_json, stderr_console, stdout_console
 )
 @click.option("--only", default=None, help="Run only scripts whose name contains this text.")
 @click.option("--quick", is_flag=True, help="Fewer sizes and shorter solves (as the tests do).")
-@click.option("--json", "as_json", is_flag=True, help="Print the runs as one JSON document.")
+@json_option("the runs")
+@quiet_option()
 def gallery(
-    output: str | None, folder: str | None, only: str | None, quick: bool, as_json: bool
+    output: str | None,
+    folder: str | None,
+    only: str | None,
+    quick: bool,
+    as_json: bool,
+    quiet: bool,
 ) -> None:
     """Run every gallery script (gallery/plot_*.py) and write one PNG each.
 
     Each script runs in its own Python process with the Agg backend. Exit status 1 when any
     script fails (its last error lines are shown).
     """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from supermesh.draw.gallery import run_gallery
 
-    stderr_console(quiet=as_json).print("running the gallery scripts ...")
-    runs = run_gallery(output, folder=folder, only=only, quick=quick)
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=stderr_console(quiet=quiet or as_json),
+        transient=True,
+        disable=not progress_enabled(quiet or as_json),
+    )
+    with progress:
+        task = progress.add_task("gallery", total=None)
+
+        def started(i: int, count: int, script: Path) -> None:
+            progress.update(task, completed=i, total=count, description=script.stem)
+
+        runs = run_gallery(output, folder=folder, only=only, quick=quick, on_start=started)
     if as_json:
         emit_json(
             [

@@ -5,9 +5,25 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from supermesh.cli.common import emit_json, stdout_console
+from supermesh.cli.common import (
+    emit_json,
+    progress_enabled,
+    stdout_console,
+    wrapped,
+    written_folder,
+)
+from supermesh.cli.options import (
+    json_option,
+    quiet_option,
+    refuse_unused,
+    time_limit_option,
+    workers_options,
+)
+from supermesh.cli.values import OutputPath
+from supermesh.errors import SpecError
 from supermesh.trees.prove.family import FamilyProof, parse_family, parse_sizes, prove_family
 from supermesh.trees.prove.result import CHOICES, ChoiceProof
+from supermesh.units import plural
 
 _FAMILY_HELP = (
     "FAMILY is a family name with options but no size: smbi, smalter, smalter,corners=4, "
@@ -35,7 +51,8 @@ def _print(fp: FamilyProof, out_dir: str | None) -> None:
     names = list(fp.roots)
     shown = [n for n in names if any(s.choices.get(n) for s in fp.sizes)]
     table = Table(
-        title=f"{fp.family}: {fp.direction}-trees, {len(fp.sizes)} sizes; height per root choice"
+        title=f"{fp.family}: {fp.direction}-trees, {plural(len(fp.sizes), 'size')}; height per "
+        "root choice"
     )
     table.add_column("size")
     table.add_column("max trees", justify="right")
@@ -50,23 +67,33 @@ def _print(fp: FamilyProof, out_dir: str | None) -> None:
             proof = "partly proven"
         else:
             proof = "re-checked" + (" (reused)" if s.reused else "")
+        if s.recomputed:
+            proof += " (recomputed)"
         table.add_row(s.size, str(s.max_trees), *cells, proof)
     console.print(table)
+    for s in fp.sizes:
+        if s.recomputed:
+            console.print(
+                f"{s.size}: the file already there was not reused: {s.recomputed}; "
+                "this size was computed again.",
+                markup=False,
+            )
     console.print(
-        "Heights: optimal; the proof is the roots' eccentricity (re-checked) unless marked "
-        "(cp-sat: the solver's bound). 'impossible': an Edmonds cut proves no such trees; "
-        "max trees: a Frank subpartition rules out one more."
+        wrapped(
+            "Heights: optimal; the proof is the roots' eccentricity (re-checked) unless marked "
+            "(cp-sat: the solver's bound). 'impossible': an Edmonds cut proves no such trees; "
+            "max trees: a Frank subpartition rules out one more."
+        )
     )
-    if out_dir:
-        console.print(f"Certificate files (trees, cuts, subpartitions): {out_dir}/")
     a = fp.all_sizes
     if a is None:
         first, last = fp.sizes[0].size, fp.sizes[-1].size
         console.print(f"For all sizes: no argument known; checked range {first}..{last} only.")
         return
-    console.print(f"\n[bold]For every size ({a['applies']}):[/bold] {a['statement']}")
-    console.print(f"[bold]Why:[/bold] {a['argument']}")
-    console.print(f"Checked against this run at {len(a['checked'])} sizes.")
+    console.print()
+    console.print(wrapped(f"For every size ({a['applies']}): {a['statement']}"), markup=False)
+    console.print(wrapped(f"Why: {a['argument']}"), markup=False)
+    console.print(f"Checked against this run at {plural(len(a['checked']), 'size')}.")
     if a["not_covered"]:
         console.print(f"Not covered by the statement: {', '.join(a['not_covered'])}.")
     for bad in a["contradicted"]:
@@ -76,13 +103,30 @@ def _print(fp: FamilyProof, out_dir: str | None) -> None:
         )
 
 
+def _renamed(new: str) -> object:
+    def refuse(ctx: click.Context, param: click.Parameter, value: object) -> None:
+        if value is not None:
+            raise SpecError(
+                f"prove {max(param.opts, key=len)} is now {new}",
+                hint=f"write {new} {value}"
+                + ("; sweep's --sizes are byte sizes" if new == "--grids" else ""),
+            )
+
+    return refuse
+
+
 @click.command(epilog=_FAMILY_HELP)
 @click.argument("family")
 @click.option(
-    "--sizes",
+    "--grids",
     default="2..16",
     show_default=True,
-    help="A..B (square sizes AxA..BxB), A..B:STEP, or a list like 4x4,6x8.",
+    help="The family's sizes: A..B (square grids AxA..BxB), A..B:STEP, or a list like "
+    "4x4,6x8 (HexaMesh: radii).",
+)
+@click.option("--sizes", hidden=True, expose_value=False, callback=_renamed("--grids"))
+@click.option(
+    "--out-dir", "old_out_dir", hidden=True, expose_value=False, callback=_renamed("-o/--output")
 )
 @click.option("--roots", "roots", multiple=True, help=_ROOTS_HELP)
 @click.option(
@@ -92,25 +136,23 @@ def _print(fp: FamilyProof, out_dir: str | None) -> None:
     show_default=True,
     help="out: broadcast/AllGather trees; in: reduce/ReduceScatter trees.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON document.")
+@json_option()
 @click.option(
     "-o",
-    "--out-dir",
-    type=click.Path(file_okay=False),
-    help="Write one certificate file per size here (reused when they re-check).",
+    "--output",
+    "out_dir",
+    type=OutputPath(directory=True),
+    help="Write one certificate file per size into this folder (created if missing; files "
+    "there are reused when they re-check).",
 )
-@click.option("--scheduler", help="dask.distributed scheduler address, e.g. tcp://host:8786.")
-@click.option("--workers", type=int, help="Local worker processes (default: CPUs; 1: serial).")
-@click.option(
-    "--time-limit",
-    type=float,
-    default=60.0,
-    show_default=True,
-    help="CP-SAT seconds per size and root choice (only where no closed form applies).",
-)
+@workers_options("the sizes", default="the CPUs; 1: serial")
+@time_limit_option("Here: per size and root choice (only where no closed form applies).")
+@quiet_option()
+@click.pass_context
 def prove(
+    ctx: click.Context,
     family: str,
-    sizes: str,
+    grids: str,
     roots: tuple[str, ...],
     direction: str,
     as_json: bool,
@@ -118,6 +160,7 @@ def prove(
     scheduler: str | None,
     workers: int | None,
     time_limit: float,
+    quiet: bool,
 ) -> None:
     """Prove how many disjoint trees every size of FAMILY supports, and their optimal heights.
 
@@ -127,15 +170,20 @@ def prove(
     that holds for every size of the family, with its argument, where one is known. Exit status
     0 when computed, 1 if a re-check failed or a size contradicts the statement.
     """
-    from supermesh.errors import SpecError
     from supermesh.parallel import open_executor
+    from supermesh.topologies.output import ensure_directory
 
+    if scheduler is not None:
+        refuse_unused(ctx, ("workers",), "with --scheduler: the cluster's workers run the tasks")
     _, _, hexagonal = parse_family(family)
-    size_list = parse_sizes(sizes, hexagonal=hexagonal)
+    size_list = parse_sizes(grids, hexagonal=hexagonal)
     choices = [c.strip().lower() for r in roots for c in r.split(",") if c.strip()]
     bad = [c for c in choices if c not in CHOICES]
-    if bad:
-        raise SpecError(f"--roots {bad[0]!r} is not a root choice", hint=_ROOTS_HELP)
+    if bad or (roots and not choices):
+        shown = bad[0] if bad else ",".join(roots)
+        raise SpecError(f"--roots {shown[:40]!r} is not a root choice", hint=_ROOTS_HELP)
+    if out_dir:
+        ensure_directory(out_dir)
     with open_executor(workers=workers, scheduler=scheduler, tasks=len(size_list)) as executor:
         fp = prove_family(
             family,
@@ -145,8 +193,10 @@ def prove(
             executor=executor,
             time_limit=time_limit,
             direction=direction,
-            progress=not as_json,
+            progress=progress_enabled(quiet or as_json),
         )
+    if out_dir:
+        written_folder(out_dir, len(fp.sizes), quiet)
     if as_json:
         emit_json(fp.to_json())
     else:

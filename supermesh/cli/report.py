@@ -9,10 +9,16 @@ import click
 from rich.table import Table
 
 from supermesh.cli import EXIT_FINDINGS
-from supermesh.cli.common import SPEC_HELP, emit_json, stderr_console, stdout_console
+from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, status, stdout_console
+from supermesh.cli.options import (
+    json_option,
+    quiet_option,
+    time_limit_option,
+)
 from supermesh.cli.topo import metric_rows
+from supermesh.cli.values import Size
 from supermesh.report import COLLECTIVES, build_report, report_errors
-from supermesh.units import format_size, parse_size
+from supermesh.units import format_size, plural
 
 DEFAULT_SPECS = ("smbi:4x4", "mesh:4x4")
 
@@ -30,7 +36,7 @@ def _free(trees: dict[str, Any]) -> str:
     if cert.get("kind") == "subpartition":
         proof = (
             f"{k + 1} ruled out: sets {_sets(cert['sets'])} entered by "
-            f"{sum(cert['entering_arcs'])} arcs < {cert['required']} (Frank)"
+            f"{plural(sum(cert['entering_arcs']), 'arc')} < {cert['required']} (Frank)"
         )
     else:
         proof = f"{k + 1} ruled out ({cert.get('kind', 'certificate')})"
@@ -45,7 +51,7 @@ def _corners(trees: dict[str, Any]) -> str:
         return "4 trees fit" + ("" if c.get("exact", True) else " (flow bound)")
     cert = c["certificate"]
     return (
-        f"4 do not fit: {_sets([cert['set']])} entered by {cert['entering_arcs']} arcs "
+        f"4 do not fit: {_sets([cert['set']])} entered by {plural(cert['entering_arcs'], 'arc')} "
         f"< {cert['required']} (Edmonds)"
     )
 
@@ -123,7 +129,9 @@ def _sim_rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("specs", nargs=-1)
-@click.option("--size", default="4MiB", show_default=True, help="Collective size to simulate.")
+@click.option(
+    "--size", type=Size(), default="4MiB", show_default=True, help="Collective size to simulate."
+)
 @click.option(
     "--preset", type=click.Choice(["booksim", "paper"]), default="booksim", show_default=True
 )
@@ -136,21 +144,25 @@ def _sim_rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
 )
 @click.option("--no-sim", is_flag=True, help="Skip the simulated times.")
 @click.option("--no-design", is_flag=True, help="Skip the cheapest-design comparison.")
-@click.option("--time-limit", type=float, default=10.0, show_default=True, help="CP-SAT s/set.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON document.")
+@time_limit_option("Here: per tree set.")
+@json_option("the report")
+@quiet_option()
 def report(
     specs: tuple[str, ...],
-    size: str,
+    size: int,
     preset: str,
     energy_model: str,
     no_sim: bool,
     no_design: bool,
     time_limit: float,
     as_json: bool,
+    quiet: bool,
 ) -> None:
     """Compare topologies SPEC... (default: smbi:4x4 against mesh:4x4; the last is the baseline)."""
-    nbytes = parse_size(size)
-    with stderr_console(quiet=as_json).status("computing trees, proofs and simulations..."):
+    nbytes = size
+    for spec in specs:  # every spec checked before the long part
+        load_spec(spec)
+    with status("report: trees, proofs and simulations", quiet or as_json):
         doc = build_report(
             specs or DEFAULT_SPECS,
             nbytes=nbytes,

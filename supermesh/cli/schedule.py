@@ -21,22 +21,36 @@ from typing import Any
 import click
 from rich.table import Table
 
-from supermesh.cli.common import SPEC_HELP, input_format_option, load_spec, stdout_console
+from supermesh.cli.common import (
+    SPEC_HELP,
+    load_document,
+    load_spec,
+    status,
+    stdout_console,
+    write_outputs,
+)
+from supermesh.cli.options import (
+    ROOTS_HELP,
+    check_roots,
+    input_format_option,
+    output_option,
+    quiet_option,
+    refuse_unused,
+)
+from supermesh.cli.values import Integer, Size
 from supermesh.errors import SpecError
 from supermesh.export.formats import format_for
 from supermesh.export.schedule import EXTENSIONS, FORMATS, schedule_text
 from supermesh.sim.tables import SYNTHESISERS, synthesised_schedule
-from supermesh.topologies.io import read_json_file, write_text_atomic
-from supermesh.trees.model import TreePacking
+from supermesh.trees.model import read_packing
 from supermesh.trees.schedule.build import build_schedule
 from supermesh.trees.schedule.collective import COLLECTIVE_ALGORITHMS, phase_packings
 from supermesh.trees.schedule.model import COLLECTIVES, ROUTE_COLLECTIVES, Schedule
-from supermesh.units import parse_size
 
 __all__ = ["schedule"]
 
 
-def _summary(schedule: Schedule, fmt: str, output: str) -> Table:
+def _summary(schedule: Schedule) -> Table:
     from supermesh.trees.schedule.size import TableEncoding, table_bytes
 
     enc = TableEncoding.for_schedule(schedule)
@@ -56,7 +70,6 @@ def _summary(schedule: Schedule, fmt: str, output: str) -> Table:
         ("rows per chiplet", f"max {max(rows)}, mean {sum(rows) / len(rows):.1f}"),
         ("table bytes per chiplet", f"max {max(size.values())} ({enc.row_bytes} B per row)"),
         ("table bytes, all chiplets", str(sum(size.values()))),
-        ("written", f"{output} ({fmt})"),
     ):
         table.add_row(item, value)
     return table
@@ -73,7 +86,7 @@ def _summary(schedule: Schedule, fmt: str, output: str) -> Table:
     "tree_files",
     multiple=True,
     type=click.Path(dir_okay=False),
-    help="Trees from `supermesh trees` (AllReduce: may give in- and out-trees).",
+    help="Trees from `supermesh trees` for this topology (AllReduce: may give in- and out-trees).",
 )
 @click.option(
     "-a",
@@ -86,35 +99,47 @@ def _summary(schedule: Schedule, fmt: str, output: str) -> Table:
     "teccl (RS/AG/AR/AllToAll: TE-CCL's loop body, a tree or route per chunk); direct "
     "(AllToAll: one route per block).",
 )
-@click.option("--roots", help="corners, sides, ids like 0,3,12,15; RS/AG: sets split by ';'.")
-@click.option("--size", help="Data size, e.g. 4MiB (sets the chunks per tree).")
+@click.option(
+    "--roots",
+    help=ROOTS_HELP + " Here: the set of an AllReduce, Broadcast or Reduce, or the root sets "
+    "of a ReduceScatter / AllGather.",
+)
+@click.option(
+    "--size",
+    type=Size(),
+    help="Data size, e.g. 4MiB or 4MB (sets the chunks per tree).",
+)
 @click.option(
     "--chunks",
-    type=click.IntRange(min=1),
+    type=Integer(1, 10**9),
     help="Chunks per tree (throughput tables: per rank's block, split among its trees).",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: ext).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (else stdout).")
-@click.option("--chunks-per-loop", type=click.IntRange(min=1), help="MSCCL: chunk slots per loop.")
+@output_option("Write the tables here, .csv, .json or .xml (else JSON on stdout)")
+@click.option("--chunks-per-loop", type=Integer(1, 10**6), help="MSCCL: chunk slots per loop.")
 @click.option(
     "--max-steps",
-    type=click.IntRange(min=1),
+    type=Integer(1, 65536),
     default=64,
     show_default=True,
     help="MSCCL: steps per threadblock (RCCL 64, MSCCL 256).",
 )
+@quiet_option()
+@click.pass_context
 def schedule(
+    ctx: click.Context,
     spec: str,
     collective: str,
     tree_files: tuple[str, ...],
     algorithm: str,
     roots: str | None,
-    size: str | None,
+    size: int | None,
     chunks: int | None,
     fmt: str | None,
     output: str | None,
     chunks_per_loop: int | None,
     max_steps: int,
+    quiet: bool,
 ) -> None:
     """Build the per-chiplet schedule tables of a collective on topology SPEC.
 
@@ -122,68 +147,59 @@ def schedule(
     AllReduce uses --roots (default corners; on a mesh TTO's 3 corner trees), Broadcast and
     Reduce as many trees from the first root as fit; ReduceScatter and AllGather one tree per
     chiplet, in root sets given as --roots "0,5,10,15;1,6,11,12;..." or by default the
-    optimised root sets. The format follows the -o extension: .csv (one row per chiplet and
-    entry), .json (lossless) or .xml (MSCCL algorithm).
+    optimised root sets. A --trees file must be for SPEC (as in `supermesh sim`). The format
+    follows the -o extension: .csv (one row per chiplet and entry), .json (lossless) or .xml
+    (MSCCL algorithm).
     """
-    if collective in ROUTE_COLLECTIVES and algorithm not in SYNTHESISERS:
+    synthesised = algorithm in SYNTHESISERS
+    if collective in ROUTE_COLLECTIVES and not synthesised:
         raise SpecError(
             "-c alltoall schedules point-to-point routes, not trees",
             hint="use -a teccl or -a direct (and no --trees)",
         )
-    if algorithm in SYNTHESISERS and tree_files:
+    if synthesised and tree_files:
         raise SpecError(f"-a {algorithm} computes its own schedule", hint="drop --trees")
+    if synthesised and roots is not None:
+        raise SpecError(
+            f"-a {algorithm} chooses its own trees and routes (TACOS roots one at every chiplet)",
+            hint="drop --roots",
+        )
     if size and chunks:
         raise SpecError("--size and --chunks both set the chunk count", hint="give only one")
-    if algorithm in SYNTHESISERS:
-        if roots:
-            raise SpecError(
-                f"-a {algorithm} chooses its own trees and routes (TACOS roots one at every "
-                "chiplet)",
-                hint="drop --roots",
-            )
-        sched = synthesised_schedule(
-            load_spec(spec),
-            collective,
-            algorithm,
-            nbytes=parse_size(size) if size else None,
-            chunks=chunks,
-        )
-        _write(sched, fmt, output, chunks_per_loop, max_steps)
-        return
-    algorithm = algorithm or "pipeline"
-    if tree_files and roots:
+    if tree_files and roots is not None:
         raise SpecError("--roots is for computed trees", hint="drop --roots or --trees")
-    if tree_files and algorithm != "pipeline":
-        raise SpecError("--algorithm is for computed trees", hint="drop --algorithm or --trees")
-    fmt = format_for(output, fmt, EXTENSIONS) if output else (fmt or "json")
-    nbytes = parse_size(size) if size else None
-    G = load_spec(spec)
     if tree_files:
-        packings: Any = [
-            TreePacking.from_json(read_json_file(f), source=str(f)) for f in tree_files
-        ]
-    else:
-        packings = phase_packings(G, collective, algorithm=algorithm, roots=roots, nbytes=nbytes)
-    sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=nbytes)
-    _write(sched, fmt, output, chunks_per_loop, max_steps)
-
-
-def _write(
-    sched: Schedule,
-    fmt: str | None,
-    output: str | None,
-    chunks_per_loop: int | None,
-    max_steps: int,
-) -> None:
+        refuse_unused(
+            ctx, ("algorithm",), "to --trees (the trees are given)", "drop -a/--algorithm"
+        )
+    algorithm = algorithm or "pipeline"
     fmt = format_for(output, fmt, EXTENSIONS) if output else (fmt or "json")
-    msccl: dict[str, Any] = {"chunks_per_loop": chunks_per_loop}
-    if fmt == "msccl":
-        from supermesh.export.msccl import MscclLimits
+    if fmt != "msccl":
+        refuse_unused(ctx, ("chunks_per_loop", "max_steps"), f"to {fmt} tables (MSCCL XML only)")
+    if roots is not None:
+        roots = check_roots(roots, sets=True)
+    G = load_spec(spec)
+    with status(f"{collective} tables on {spec}", quiet or not output):
+        if synthesised:
+            sched = synthesised_schedule(G, collective, algorithm, nbytes=size, chunks=chunks)
+        elif tree_files:
+            canonical = G.graph.get("spec", "")
+            packings: Any = [
+                load_document(f, lambda f=f: read_packing(f, canonical), "tree file")
+                for f in tree_files
+            ]
+            sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=size)
+        else:
+            packings = phase_packings(G, collective, algorithm=algorithm, roots=roots, nbytes=size)
+            sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=size)
+        msccl: dict[str, Any] = {"chunks_per_loop": chunks_per_loop}
+        if fmt == "msccl":
+            from supermesh.export.msccl import MscclLimits
 
-        msccl["limits"] = MscclLimits(max_steps=max_steps)
-    text = schedule_text(sched, fmt, **(msccl if fmt == "msccl" else {}))
+            msccl["limits"] = MscclLimits(max_steps=max_steps)
+        text = schedule_text(sched, fmt, **(msccl if fmt == "msccl" else {}))
     if not output:
         click.echo(text, nl=False)
         return
-    write_text_atomic(output, text)
-    stdout_console().print(_summary(sched, fmt, output))
+    write_outputs([(output, text)], quiet)
+    stdout_console().print(_summary(sched))

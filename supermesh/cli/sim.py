@@ -10,14 +10,27 @@ from rich.table import Table
 from supermesh.cli.common import (
     SPEC_HELP,
     emit_json,
-    input_format_option,
+    load_document,
     load_spec,
+    status,
     stdout_console,
 )
+from supermesh.cli.options import (
+    ROOTS_HELP,
+    check_roots,
+    input_format_option,
+    json_option,
+    quiet_option,
+    refuse_unused,
+    time_limit_option,
+)
+from supermesh.cli.params import preset_options
+from supermesh.cli.values import Size
 from supermesh.errors import InputFileError, SpecError
-from supermesh.sim import PRESETS, SIM_COLLECTIVES, SimResult
+from supermesh.sim import SIM_COLLECTIVES, SimResult
 from supermesh.sim.algorithms import (
     ALGORITHMS,
+    TECCL,
     THROUGHPUT,
     TREE_ALGORITHMS,
     run_algorithm,
@@ -25,7 +38,7 @@ from supermesh.sim.algorithms import (
 from supermesh.sim.energy import ENERGY_MODELS, energy_model_from_text
 from supermesh.sim.presets import params_from_text
 from supermesh.trees.model import TreePacking, read_packing
-from supermesh.units import format_size, parse_size
+from supermesh.units import format_energy, format_size, plural
 
 __all__ = ["read_packings", "result_rows", "sim"]
 
@@ -40,7 +53,7 @@ def read_packings(
     out: TreePacking | None = None
     inn: TreePacking | None = None
     for path in paths:
-        packing = read_packing(path, spec)
+        packing = load_document(path, lambda p=path: read_packing(p, spec), "tree file")
         if packing.direction == "out":
             if out is not None:
                 raise InputFileError("two out-tree files given", hint="give one per direction")
@@ -64,8 +77,8 @@ def _bw(r: SimResult) -> str:
     return f"{r.algbw:,.3f} B/cycle"
 
 
-def _mj(*joules: float) -> str:
-    return " / ".join(f"{j * 1e3:,.4f}" for j in joules) + " mJ"
+def _joules(*joules: float) -> str:
+    return " / ".join(format_energy(j) for j in joules)
 
 
 def result_rows(r: SimResult) -> list[tuple[str, str]]:
@@ -88,9 +101,9 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
         ("time / bound", f"{ratio:.3f}" if ratio is not None else "-"),
         ("max link utilization", f"{100 * r.max_link_utilization:.1f}%"),
         ("mean link utilization", f"{100 * r.mean_link_utilization:.1f}%"),
-        ("energy", f"{r.energy.total * 1e3:,.4f} mJ ({r.energy_model.name} model)"),
-        ("  router static / dynamic", _mj(r.energy.router_static, r.energy.router_dynamic)),
-        ("  link static / dynamic", _mj(r.energy.link_static, r.energy.link_dynamic)),
+        ("energy", f"{format_energy(r.energy.total)} ({r.energy_model.name} model)"),
+        ("  router static / dynamic", _joules(r.energy.router_static, r.energy.router_dynamic)),
+        ("  link static / dynamic", _joules(r.energy.link_static, r.energy.link_dynamic)),
         ("flit hops", f"{r.activity.flits:,}"),
     ]
     if r.bound is not None and isinstance(r.bound.certificate.get("algbw_links"), str):
@@ -108,7 +121,8 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
         rows.append(
             (
                 f"TE-CCL {phase} loop body",
-                f"{t['chunks_per_source']} chunk(s)/source, {t['epochs']} epochs, {t['status']} "
+                f"{plural(t['chunks_per_source'], 'chunk')} a source, "
+                f"{plural(t['epochs'], 'epoch')}, {t['status']} "
                 f"(lower bound {t['lower_bound']}, {t['method']}{stopped})",
             )
         )
@@ -128,7 +142,12 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
     help="Which collective.",
 )
 @click.option(
-    "-s", "--size", default="4MiB", show_default=True, help="Data size (B, KiB, MiB, GiB)."
+    "-s",
+    "--size",
+    type=Size(),
+    default="4MiB",
+    show_default=True,
+    help="Data size: B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB (powers of 1000).",
 )
 @click.option(
     "-a",
@@ -138,7 +157,7 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
     help="Schedule: tree pipelines, the throughput packing (RS/AG/AR) or a baseline "
     "[default: pipeline; throughput for a --trees file of weighted trees].",
 )
-@click.option("--preset", type=click.Choice(tuple(PRESETS)), default="booksim", show_default=True)
+@preset_options
 @click.option(
     "--energy-model",
     default="dsent",
@@ -155,57 +174,75 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
     "`trees --throughput`: one file) instead of building trees.",
 )
 @click.option(
-    "--set", "overrides", multiple=True, metavar="NAME=VALUE", help="Override a parameter."
-)
-@click.option(
     "--roots",
     default=None,
-    help="Tree roots (corners, sides, or ids like 0,3,12) for allreduce/broadcast/reduce.",
+    help=ROOTS_HELP + " Here: the roots of an AllReduce, Broadcast or Reduce set, or the "
+    "root sets of a ReduceScatter / AllGather (tree algorithms).",
 )
-@click.option("--time-limit", default=60.0, show_default=True, help="CP-SAT seconds per tree set.")
+@time_limit_option("Here: per tree set, where trees are built.")
 @click.option("--no-links", is_flag=True, help="Leave the per-link list out of --json.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON document.")
+@json_option()
+@quiet_option()
+@click.pass_context
 def sim(
+    ctx: click.Context,
     spec: str,
     collective: str,
-    size: str,
+    size: int,
     algorithm: str | None,
     preset: str,
     energy_model: str,
-    tree_files: tuple[str, ...],
     overrides: tuple[str, ...],
+    tree_files: tuple[str, ...],
     roots: str | None,
     time_limit: float,
     no_links: bool,
     as_json: bool,
+    quiet: bool,
 ) -> None:
-    """Simulate a COLLECTIVE of SIZE on topology SPEC and report time, bandwidth, bound, energy."""
-    G = load_spec(spec)
-    nbytes = parse_size(size)
+    """Simulate a COLLECTIVE of SIZE on topology SPEC and report time, bandwidth, bound, energy.
+
+    The link model's constants come from --preset (booksim: the paper's BookSim2 setup,
+    reported in cycles; paper: 25 GB/s links and 20 ns hops, reported in seconds); --set
+    NAME=VALUE overrides one (repeatable); --list-params prints every name with its type,
+    range, unit and the presets' values.
+    """
     params = params_from_text(preset, overrides)
     params = replace(params, energy_model=energy_model_from_text(energy_model).name)
-    trees = None
-    reduce_trees = None
     if tree_files:
         if algorithm is not None and algorithm not in (*TREE_ALGORITHMS, THROUGHPUT):
             raise SpecError(
                 f"--trees goes with a tree algorithm, not {algorithm!r}",
                 hint="drop --algorithm or use --algorithm pipeline",
             )
+        refuse_unused(ctx, ("roots", "time_limit"), "with --trees: the trees are given")
+    elif collective == "alltoall":
+        refuse_unused(ctx, ("roots",), "to -c alltoall: it sends point-to-point, not on trees")
+    elif algorithm is not None and algorithm not in TREE_ALGORITHMS:
+        why = f"to -a {algorithm}: it builds no trees of given roots"
+        solves = algorithm in (THROUGHPUT, TECCL)  # these two search with CP-SAT
+        refuse_unused(ctx, ("roots",) if solves else ("roots", "time_limit"), why)
+    if roots is not None:
+        roots = check_roots(roots, sets=True)
+    G = load_spec(spec)
+    trees = None
+    reduce_trees = None
+    if tree_files:
         out, inn = read_packings(tree_files, G.graph.get("spec", ""))
         trees = out or inn
         reduce_trees = inn if out is not None else None
-    result = run_algorithm(
-        G,
-        algorithm,
-        collective,
-        nbytes,
-        params,
-        trees=trees,
-        reduce_trees=reduce_trees,
-        roots=roots,
-        time_limit=time_limit,
-    )
+    with status(f"{collective} on {spec}: building trees and simulating", quiet or as_json):
+        result = run_algorithm(
+            G,
+            algorithm,
+            collective,
+            size,
+            params,
+            trees=trees,
+            reduce_trees=reduce_trees,
+            roots=roots,
+            time_limit=time_limit,
+        )
     if as_json:
         emit_json(result.to_json(arcs=not no_links))
         return

@@ -8,14 +8,17 @@ from rich.table import Table
 from supermesh.cli.common import (
     SPEC_HELP,
     emit_json,
-    input_format_option,
+    figure_data,
     load_spec,
     stdout_console,
+    write_outputs,
 )
+from supermesh.cli.options import input_format_option, json_option, output_option, quiet_option
+from supermesh.cli.values import OutputPath
+from supermesh.errors import SpecError
 from supermesh.export.formats import format_for
 from supermesh.export.topology import FORMATS
 from supermesh.topologies import metrics, to_json
-from supermesh.topologies.io import write_text_atomic
 
 _EXTENSIONS = {"json": "json", "anynet": "anynet", "dot": "dot", "gv": "dot", "graphml": "graphml"}
 
@@ -23,27 +26,34 @@ _EXTENSIONS = {"json": "json", "anynet": "anynet", "dot": "dot", "gv": "dot", "g
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
 @input_format_option
-@click.option("--json", "as_json", is_flag=True, help="Print the topology and metrics as JSON.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the topology here.")
+@json_option("the topology and its metrics")
+@output_option("Write the topology here: json, anynet, dot or graphml, by extension or --format")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Format of -o (default: ext).")
-@click.option("--draw", type=click.Path(dir_okay=False), help="Render a picture (png/svg/pdf).")
-def topo(spec: str, as_json: bool, output: str | None, fmt: str | None, draw: str | None) -> None:
+@click.option(
+    "--draw", type=OutputPath(), help="Render a picture (png/svg/pdf; replaced if it exists)."
+)
+@quiet_option()
+def topo(
+    spec: str, as_json: bool, output: str | None, fmt: str | None, draw: str | None, quiet: bool
+) -> None:
     """Build topology SPEC and print its metrics."""
-    from supermesh.draw import draw_topology, figure_format, save_figure
+    from supermesh.draw import draw_topology, figure_format
     from supermesh.export.topology import export_text
 
     if draw:
         figure_format(draw)  # a bad extension fails before anything is built or written
+    if fmt and not output:
+        raise SpecError("--format applies to -o", hint="add -o FILE or drop --format")
     fmt = format_for(output, fmt, _EXTENSIONS) if output else None
     G = load_spec(spec)
     m = metrics(G)
-    # build everything first, then write: an error leaves no file behind
-    text = export_text(G, fmt or "json", metrics=m) if output else None
-    figure = draw_topology(G) if draw else None
-    if output and text is not None:
-        write_text_atomic(output, text)
-    if draw and figure is not None:
-        save_figure(figure, draw)
+    # build everything first, then write all at once: an error leaves no file behind
+    files: list[tuple[str, str | bytes]] = []
+    if output:
+        files.append((output, export_text(G, fmt or "json", metrics=m)))
+    if draw:
+        files.append((draw, figure_data(draw_topology(G), draw)))
+    write_outputs(files, quiet)
     if as_json:
         emit_json(to_json(G, metrics=m))
         return

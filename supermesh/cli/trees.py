@@ -19,21 +19,33 @@ from supermesh.cli import EXIT_FINDINGS
 from supermesh.cli.common import (
     SPEC_HELP,
     emit_json,
-    input_format_option,
+    figure_data,
     load_spec,
+    status,
     stdout_console,
+    wrapped,
+    write_outputs,
 )
+from supermesh.cli.options import (
+    ROOTS_HELP,
+    check_roots,
+    given,
+    input_format_option,
+    json_option,
+    output_option,
+    quiet_option,
+    refuse_unused,
+    time_limit_option,
+)
+from supermesh.cli.values import Integer, OutputPath, Real
 from supermesh.errors import SpecError
-from supermesh.topologies.io import write_text_atomic
 from supermesh.trees.bounds.explain import packing_proof
 from supermesh.trees.model import TreePacking
 from supermesh.trees.packing.methods import METHODS, pack_by_method
+from supermesh.units import plural
 
 _METHODS = (*METHODS, "paper")
-_ROOTS_HELP = (
-    "corners (clockwise from the top-left; default), sides (the chiplet N//2 along each side, "
-    "clockwise from the north) or node ids like 0,3,3,12 (repeats allowed). Not with --method tto."
-)
+_ROOTS_HERE = " Here: one set [default: corners]; not with --method tto."
 _METHOD_HELP = (
     "cpsat: height-optimal (CP-SAT, proven or with the gap); construct: fast constructions, no "
     "solver; tto: TTO's 3 corner trees on a mesh (bottom-left corner relays only); algorithm1: "
@@ -60,7 +72,7 @@ def _print_human(p: TreePacking, lower: list[int | None]) -> None:
         out.print(packing_proof(p), markup=False)
         out.print(json.dumps(p.certificate), markup=False)
         return
-    table = Table(title=f"{p.topology}: {len(p.trees)} {p.direction}-trees ({p.method})")
+    table = Table(title=f"{p.topology}: {plural(len(p.trees), p.direction + '-tree')} ({p.method})")
     for col in ("tree", "root", "height", "lower bound (ecc)", "arcs"):
         table.add_column(col, justify="right")
     for i, (t, lb) in enumerate(zip(p.trees, lower, strict=True)):
@@ -99,25 +111,24 @@ def run_root_sets(
             f"--method {method} does not make root sets",
             hint="use --method cpsat (searched partition) or --method paper (the paper's rule)",
         )
-    if time_limit <= 0:
-        raise SpecError(
-            f"--time-limit {time_limit:g} must be positive", hint="e.g. --time-limit 10"
-        )
     G = load_spec(spec)
     choice = "paper" if method == "paper" else "optimise"
     return G, root_sets(G, k=k, method=choice, time_limit=time_limit, direction=direction)
 
 
+MAX_PARTS = 1024
+
+
 def _parts(text: str | None) -> int | str | None:
-    if text is None or text == "auto":
-        return text
+    if text is None or text.strip().lower() == "auto":
+        return None if text is None else "auto"
     try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise SpecError(f"--parts {text!r} is not a positive integer or 'auto'", hint="e.g. 4")
-    return value
+        return Integer(1, MAX_PARTS).convert(text.strip(), None, None)
+    except SpecError:
+        raise SpecError(
+            f"--parts {text[:40]!r} is not a whole number from 1 to {MAX_PARTS} or 'auto'",
+            hint="e.g. --parts 4 or --parts auto",
+        ) from None
 
 
 def run_throughput(
@@ -128,7 +139,7 @@ def run_throughput(
     max_height: int | None,
     min_rate: float,
     root_slack: int | None,
-    time_limit: float | None,
+    time_limit: float,
 ) -> tuple[nx.MultiDiGraph, TreePacking]:
     """``--throughput``: check the options, then call ``pack_throughput``."""
     from supermesh.trees.throughput.pack import pack_throughput
@@ -136,19 +147,17 @@ def run_throughput(
     collective = collective or ("reducescatter" if direction == "in" else "allgather")
     if collective == "allgather" and direction == "in":
         raise SpecError("AllGather uses out-trees", hint="drop --direction in")
-    if time_limit is not None and time_limit <= 0:
-        raise SpecError(f"--time-limit {time_limit:g} must be positive", hint="e.g. 60")
-    limit = 60.0 if time_limit is None else time_limit
+    parts = _parts(parts_text)
     G = load_spec(spec)
     return G, pack_throughput(
         G,
         direction="in" if collective == "reducescatter" else "out",
-        parts=_parts(parts_text),
+        parts=parts,
         max_height=max_height,
         min_rate_fraction=min_rate,
         root_slack=root_slack,
-        proof_time_limit=limit,
-        parts_time_limit=limit,
+        proof_time_limit=time_limit,
+        parts_time_limit=time_limit,
     )
 
 
@@ -168,8 +177,8 @@ def _print_throughput(p: TreePacking) -> None:
     shown = ", ".join(map(str, cut["set"][:8])) + (", ..." if len(cut["set"]) > 8 else "")
     verb = "leaving" if cut.get("direction") == "leaving" else "entering"
     lines = [
-        f"{p.topology} {st['collective']}: {len(p.trees)} {p.direction}-trees, all at once "
-        f"({p.method}), {per_rank} per rank",
+        f"{p.topology} {st['collective']}: {plural(len(p.trees), p.direction + '-tree')}, "
+        f"all at once ({p.method}), {per_rank} per rank",
         f"cut bound      {st['optimum']} = {float(st['optimum_float']):.4f} links "
         f"(set {{{shown}}}: bandwidth {cut['bandwidth']} {verb}, {cut['ranks_outside']} of "
         f"{cut['ranks']} ranks outside)",
@@ -186,7 +195,7 @@ def _print_throughput(p: TreePacking) -> None:
             f"{info['max_load']} trees (bound {info['load_bound']})"
         )
     for line in lines:
-        out.print(line, markup=False)
+        out.print(wrapped(line), markup=False)
     table = Table(title="rate per height cap (the knob: --max-height, --min-rate, --root-slack)")
     table.add_column("max height cap", justify="right")
     table.add_column("rate / bound", justify="right")
@@ -215,7 +224,10 @@ def _print_root_sets(p: TreePacking) -> None:
     st = p.stats
     paper: dict[str, Any] = st.get("paper") or {}
     theirs = paper.get("sets") or []
-    title = f"{p.topology}: {len(p.sets)} root sets of {st['k']} {p.direction}-trees ({p.method})"
+    title = (
+        f"{p.topology}: {plural(len(p.sets), 'root set')} of "
+        f"{plural(st['k'], p.direction + '-tree')} ({p.method})"
+    )
     table = Table(title=title)
     for col in ("set", "roots", "heights", "max", "bound", "paper's roots", "max", "alg. 1"):
         table.add_column(col, justify="right")
@@ -229,8 +241,10 @@ def _print_root_sets(p: TreePacking) -> None:
         table.add_row(*row)
     out.print(table)
     out.print(
-        f"total (sum of set heights) {st['total']}, lower bound {st['total_lower_bound']}: "
-        f"partition {st['partition']}, heights {st['heights']}",
+        wrapped(
+            f"total (sum of set heights) {st['total']}, lower bound {st['total_lower_bound']}: "
+            f"partition {st['partition']}, heights {st['heights']}"
+        ),
         markup=False,
     )
     steps = f"pipeline (1 chunk per tree, sets in running order): {st['pipeline_steps']} steps"
@@ -243,12 +257,15 @@ def _print_root_sets(p: TreePacking) -> None:
         )
         taller = {True: "no", False: "yes", None: "-"}[paper.get("no_set_taller")]
         out.print(
-            f"paper's rule: total {paper['total']} with the same packer (a set of ours taller "
-            f"than the paper's of the same rank: {taller}); with its Algorithm 1 trees: {alg1}",
+            wrapped(
+                f"paper's rule: total {paper['total']} with the same packer (a set of ours "
+                f"taller than the paper's of the same rank: {taller}); with its Algorithm 1 "
+                f"trees: {alg1}"
+            ),
             markup=False,
         )
         steps += f"; paper's rule in its order: {paper['pipeline_steps']} steps"
-    out.print(steps, markup=False)
+    out.print(wrapped(steps), markup=False)
     line = f"status {p.status}: max height {p.objective}, lower bound {p.lower_bound}"
     out.print(line + f"; {st.get('wall_time', 0):.2f} s", markup=False)
 
@@ -256,7 +273,7 @@ def _print_root_sets(p: TreePacking) -> None:
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
 @input_format_option
-@click.option("--roots", "roots_text", default=None, help=_ROOTS_HELP)
+@click.option("--roots", "roots_text", default=None, help=ROOTS_HELP + _ROOTS_HERE)
 @click.option("--root-sets", "root_sets_flag", is_flag=True, help=_ROOT_SETS_HELP)
 @click.option("--throughput", "throughput_flag", is_flag=True, help=_THROUGHPUT_HELP)
 @click.option(
@@ -270,22 +287,29 @@ def _print_root_sets(p: TreePacking) -> None:
     "parts_text",
     default=None,
     metavar="K|auto",
-    help="--throughput: K equal parts per rank (one tree each) instead of exact LP shares.",
+    help=f"--throughput: K equal parts per rank (1 to {MAX_PARTS}, one tree each) instead of "
+    "exact LP shares.",
 )
 @click.option(
     "--min-rate",
-    type=float,
+    type=Real(0.0, 1.0, low_open=True),
     default=1.0,
     show_default=True,
-    help="--throughput: accept this fraction of the optimal rate for lower trees.",
+    help="--throughput: accept this fraction of the optimal rate (0 < X <= 1) for lower trees.",
 )
 @click.option(
     "--root-slack",
-    type=int,
+    type=Integer(0, 100_000),
     default=None,
     help="--throughput: cap each tree at its root's eccentricity plus this.",
 )
-@click.option("--k", "k", type=int, default=None, help="The first K roots (root sets: K per set).")
+@click.option(
+    "--k",
+    "k",
+    type=Integer(1, 1000),
+    default=None,
+    help="The first K roots (root sets: K per set).",
+)
 @click.option(
     "--direction",
     type=click.Choice(["out", "in"]),
@@ -296,25 +320,28 @@ def _print_root_sets(p: TreePacking) -> None:
 @click.option(
     "--method", type=click.Choice(_METHODS), default="cpsat", show_default=True, help=_METHOD_HELP
 )
+@time_limit_option(
+    "cpsat: then the best trees found, with the gap; --root-sets: the partition search's work "
+    "budget; --throughput: for the part split and the height proof."
+)
 @click.option(
-    "--time-limit",
-    type=float,
+    "--max-height",
+    type=Integer(0, 1_000_000),
     default=None,
-    help="Seconds for the cpsat method (then: best found, with the gap) [default: 10]; "
-    "--throughput: for the part split and the height proof [default: 60].",
+    help="cpsat, --throughput: no tree taller than this.",
 )
-@click.option(
-    "--max-height", type=int, default=None, help="cpsat, --throughput: no tree taller than this."
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the tree file as one JSON document.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the tree file here.")
+@json_option("the tree file")
+@output_option("Write the tree file here (check it with `supermesh verify FILE`)")
 @click.option(
     "--draw",
-    type=click.Path(dir_okay=False),
+    type=OutputPath(),
     help="Draw the trees, one panel per tree (root sets: the sets with heights; --throughput: "
     "the load of every link and the bottleneck cut); png/svg/pdf.",
 )
+@quiet_option()
+@click.pass_context
 def trees(
+    ctx: click.Context,
     spec: str,
     roots_text: str | None,
     root_sets_flag: bool,
@@ -326,17 +353,18 @@ def trees(
     k: int | None,
     direction: str,
     method: str,
-    time_limit: float | None,
+    time_limit: float,
     max_height: int | None,
     as_json: bool,
     output: str | None,
     draw: str | None,
+    quiet: bool,
 ) -> None:
     """Arc-disjoint spanning trees of SPEC with the smallest heights.
 
     Prints each tree's root, height, lower bound (its root's eccentricity) and size, and the
     status: optimal (max height = a proven lower bound), feasible (time limit: the gap is shown)
-    or infeasible (exit status 1, with the certificate that proves it).
+    or infeasible (exit status 1, with the certificate that proves it; no file is written).
 
     With --throughput: the throughput-optimal ReduceScatter / AllGather packing (several
     weighted trees per chiplet, all at once), its cut bound, the rate it reaches and the rate
@@ -345,56 +373,52 @@ def trees(
     from supermesh.trees.bounds.heights import root_eccentricities
 
     if throughput_flag:
-        given = {"--roots": roots_text, "--k": k, "--root-sets": root_sets_flag or None}
-        given["--method"] = None if method == "cpsat" else method
-        extra = [name for name, value in given.items() if value is not None]
-        if extra:
-            raise SpecError(
-                f"--throughput roots trees at every chiplet and picks its own method: "
-                f"{', '.join(extra)} does not apply",
-                hint=f"drop {', '.join(extra)}",
-            )
-    elif collective or parts_text or root_slack is not None or min_rate != 1.0:
-        raise SpecError(
-            "--collective, --parts, --min-rate and --root-slack go with --throughput",
-            hint="add --throughput",
+        extra = [n for n in ("roots_text", "k", "root_sets_flag", "method") if given(ctx, n)]
+        refuse_unused(
+            ctx, extra, "with --throughput: it roots trees at every chiplet, by its own method"
         )
+    else:
+        refuse_unused(
+            ctx, ("collective", "parts_text", "min_rate", "root_slack"), "without --throughput",
+            hint="add --throughput, or drop them",
+        )  # fmt: skip
     if method == "paper" and not root_sets_flag:
         raise SpecError("--method paper is the paper's root-set rule", hint="add --root-sets")
+    if roots_text is not None:
+        roots_text = check_roots(roots_text)
     if draw:
         from supermesh.draw.common import figure_format
 
         figure_format(draw)  # a bad extension fails before any solving
-    if throughput_flag:
-        G, packing = run_throughput(
-            spec, collective, direction, parts_text, max_height, min_rate, root_slack, time_limit
-        )
-    else:
-        limit = 10.0 if time_limit is None else time_limit
-        if root_sets_flag:
-            G, packing = run_root_sets(spec, roots_text, k, direction, method, limit, max_height)
+    with status(f"trees on {spec}: solving", quiet or as_json):
+        if throughput_flag:
+            G, packing = run_throughput(
+                spec, collective, direction, parts_text, max_height, min_rate, root_slack,
+                time_limit,
+            )  # fmt: skip
+        elif root_sets_flag:
+            G, packing = run_root_sets(
+                spec, roots_text, k, direction, method, time_limit, max_height
+            )
         else:
             G = load_spec(spec)
             packing = pack_by_method(
-                G,
-                method,
-                roots_text,
-                k=k,
-                direction=direction,
-                time_limit=limit,
+                G, method, roots_text, k=k, direction=direction, time_limit=time_limit,
                 max_height=max_height,
-            )
+            )  # fmt: skip
     doc = packing.to_json(timings=False)  # no wall-clock times: the same inputs, the same file
+    files: list[tuple[str, str | bytes]] = []
     if output and packing.status != "infeasible":
-        write_text_atomic(output, json.dumps(doc, indent=1) + "\n")
+        files.append((output, json.dumps(doc, indent=1) + "\n"))
     if draw and packing.status != "infeasible":
-        from supermesh.draw import draw_link_load, draw_root_sets, draw_trees, save_figure
+        from supermesh.draw import draw_link_load, draw_root_sets, draw_trees
 
         if throughput_flag:  # dozens of trees per rank: the link loads and the cut say more
             picture = draw_link_load(G, packing)
         else:
             picture = draw_root_sets(G, packing) if root_sets_flag else draw_trees(G, packing)
-        save_figure(picture, draw)
+        files.append((draw, figure_data(picture, draw)))
+    write_outputs(files, quiet)
     if as_json:
         emit_json(doc)
     elif throughput_flag:

@@ -38,9 +38,9 @@ def verify(file: str, as_json: bool) -> None:
         out = stdout_console()
         n_err = sum(f.is_error for f in report.findings)
         n_warn = len(report.findings) - n_err
-        status = "OK" if report.ok else "FAILED"
         out.print(
-            f"{status}: {report.summary}: {n_err} error(s), {n_warn} warning(s)", markup=False
+            f"{report.verdict}: {report.summary}: {n_err} error(s), {n_warn} warning(s)",
+            markup=False,
         )
         for f in report.findings:
             out.print(format_finding(f), markup=False)

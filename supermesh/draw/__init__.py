@@ -10,7 +10,13 @@ trade-off :func:`draw_tradeoff`, one rank's weighted trees :func:`draw_root_tree
 component (:func:`draw_energy`).
 """
 
-from supermesh.draw.common import figure_format, gallery_output, gallery_quick, save_figure
+from supermesh.draw.common import (
+    figure_bytes,
+    figure_format,
+    gallery_output,
+    gallery_quick,
+    save_figure,
+)
 from supermesh.draw.curves import draw_speedup, draw_sweep
 from supermesh.draw.energy import draw_energy, energy_bars
 from supermesh.draw.link_load import LinkLoads, draw_link_load, link_loads, load_colorbar
@@ -44,6 +50,7 @@ __all__ = [
     "draw_utilization",
     "draw_utilization_timeseries",
     "energy_bars",
+    "figure_bytes",
     "figure_format",
     "gallery_output",
     "gallery_quick",

@@ -6,12 +6,14 @@ shown, safe under any backend. Coordinates are chiplet pitches (a node's ``pos``
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -25,6 +27,7 @@ Point = Sequence[float] | np.ndarray
 
 __all__ = [
     "ARC_STYLES",
+    "FACTS_KEY",
     "FIGURE_FORMATS",
     "GALLERY_DIR_ENV",
     "GALLERY_QUICK_ENV",
@@ -33,7 +36,10 @@ __all__ = [
     "ArcStyle",
     "NodeStyle",
     "Point",
+    "arc_label",
     "curved_path",
+    "drawn_class",
+    "figure_bytes",
     "figure_format",
     "gallery_output",
     "gallery_quick",
@@ -72,9 +78,62 @@ ARC_STYLES: dict[str, ArcStyle] = {
     "mesh": ArcStyle("#4d4d4d", "mesh link", 2.0),
     "added": ArcStyle("#d62728", "added link", 2.2),
     "memory": ArcStyle("#2ca02c", "memory link", 2.1),
-    "other": ArcStyle("#1f77b4", "long / other link", 1.9),
+    "other": ArcStyle("#1f77b4", "long link", 1.9),
+    "router": ArcStyle("#8c8c8c", "chiplet-router link", 1.8),
 }
-"""Colour, legend label and stacking order per arc class (colour-blind-safe tab10 hues)."""
+"""Colour, default legend label and stacking order per drawn class (colour-blind-safe tab10
+hues): the arc classes of :mod:`supermesh.topologies.model`, plus ``router`` for the links
+between a chiplet and its router (:func:`drawn_class`). :func:`arc_label` names them for the
+family drawn."""
+
+_INTERPOSER = (
+    "folded-torus",
+    "kite-small",
+    "kite-medium",
+    "double-butterfly",
+    "butterdonut",
+    "cmesh",
+)
+
+
+def drawn_class(G: Any, u: int, v: int, key: int) -> str:
+    """The class an arc is drawn in: its ``cls``, or ``router`` when it joins a chiplet to its
+    router (router-to-router links keep their class).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> G = build("cmesh:4x4")
+    >>> drawn_class(G, 0, 16, 0), G.edges[0, 16, 0]["cls"]
+    ('router', 'other')
+    """
+    if (G.nodes[u].get("kind") == "router") != (G.nodes[v].get("kind") == "router"):
+        return "router"
+    return str(G.edges[u, v, key]["cls"])
+
+
+def arc_label(G: Any, cls: str) -> str:
+    """The legend label of a drawn class on ``G``'s family: what those links are there.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> arc_label(build("hexamesh:r1"), "mesh"), arc_label(build("torus:3x3"), "other")
+    ('chiplet link', 'wrap-around link')
+    >>> arc_label(build("kite-small:4x4"), "mesh"), arc_label(build("smbi:3x3"), "added")
+    ('unit-length link', 'added link')
+    """
+    family = G.graph.get("family", "")
+    if cls == "mesh":
+        if family == "hexamesh":
+            return "chiplet link"
+        return "unit-length link" if family in _INTERPOSER else "mesh link"
+    if cls == "other":
+        if family == "torus":
+            return "wrap-around link"
+        return "long link (over 1 pitch)" if family in _INTERPOSER else "other link"
+    return ARC_STYLES[cls].label if cls in ARC_STYLES else f"{cls} link"
+
 
 NODE_STYLES: dict[str, NodeStyle] = {
     "compute": NodeStyle("#dbe9f6", "#1f4e79", "compute chiplet"),
@@ -206,16 +265,47 @@ def new_figure(width: float, height: float) -> tuple[Figure, Axes]:
     return fig, fig.add_subplot()
 
 
-def save_figure(fig: Figure, path: str | Path, *, dpi: int = 150) -> None:
-    """Write ``fig`` to ``path`` (png/svg/pdf by extension), atomically.
+FACTS_KEY = "supermesh-facts"
+"""PNG text key under which :func:`save_figure` stores the numbers a picture shows (JSON)."""
 
-    The image is rendered to a temporary file in the same directory and renamed over ``path``,
-    so a failed render leaves no partial file and never clobbers an existing one.
+
+def figure_bytes(
+    fig: Figure, fmt: str, *, dpi: int = 150, facts: dict[str, Any] | None = None
+) -> bytes:
+    """``fig`` rendered as png, svg or pdf, in memory (so a command can build every file first).
+
+    ``facts`` (PNG only): the numbers the picture shows, stored as JSON text under
+    :data:`FACTS_KEY`, so a check can tell a stale image from its script without comparing
+    pixels.
+
+    Examples
+    --------
+    >>> fig, _ = new_figure(1, 1)
+    >>> figure_bytes(fig, "png")[:4]
+    b'\\x89PNG'
+    """
+    buffer = io.BytesIO()
+    metadata: dict[str, Any] = dict(_metadata(fmt))
+    if facts is not None and fmt == "png":
+        metadata[FACTS_KEY] = json.dumps(facts, sort_keys=True)
+    fig.savefig(buffer, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata)
+    return buffer.getvalue()
+
+
+def save_figure(
+    fig: Figure, path: str | Path, *, dpi: int = 150, facts: dict[str, Any] | None = None
+) -> None:
+    """Write ``fig`` to ``path`` (png/svg/pdf by extension); ``facts`` as in
+    :func:`figure_bytes`.
+
+    Rendered in memory, then written by :func:`supermesh.topologies.output.write_files`: a
+    failed render leaves no partial file and never clobbers an existing one; the folder must
+    exist; a new file gets the usual permissions (0666 less the umask).
 
     Raises
     ------
     SupermeshError
-        On an unknown extension or a directory that cannot be written.
+        On an unknown extension or a path that cannot be written.
 
     Examples
     --------
@@ -228,27 +318,10 @@ def save_figure(fig: Figure, path: str | Path, *, dpi: int = 150) -> None:
     >>> path.read_text()[:5]
     '<?xml'
     """
-    fmt = figure_format(path)
-    target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".{fmt}", dir=target.parent)
-    except OSError as exc:
-        raise SupermeshError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fig.savefig(fh, format=fmt, dpi=dpi, bbox_inches="tight", metadata=_metadata(fmt))
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from supermesh.topologies.output import write_files
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    data = figure_bytes(fig, figure_format(path), dpi=dpi, facts=facts)
+    write_files([(path, data)])
 
 
 def _metadata(fmt: str) -> dict[str, str | None]:

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,6 +110,7 @@ def run_gallery(
     only: str | None = None,
     quick: bool = False,
     timeout: float = 300.0,
+    on_start: Callable[[int, int, Path], None] | None = None,
 ) -> list[GalleryRun]:
     """Run every gallery script with the Agg backend; return one :class:`GalleryRun` each.
 
@@ -124,6 +126,9 @@ def run_gallery(
         Set :data:`~supermesh.draw.common.GALLERY_QUICK_ENV`: fewer sizes, shorter solves.
     timeout : float
         Seconds allowed per script.
+    on_start : callable, optional
+        Called as ``on_start(i, count, script)`` before the ``i``-th script (from 0) runs: a
+        progress display hooks in here.
 
     Returns
     -------
@@ -145,7 +150,9 @@ def run_gallery(
     env[GALLERY_DIR_ENV] = str(target.resolve())
     env[GALLERY_QUICK_ENV] = "1" if quick else "0"
     runs = []
-    for script in scripts:
+    for i, script in enumerate(scripts):
+        if on_start is not None:
+            on_start(i, len(scripts), script)
         image = target / (script.stem + ".png")
         start = time.perf_counter()
         try:

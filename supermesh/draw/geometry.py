@@ -19,7 +19,7 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PatchCollection
 from matplotlib.patches import Polygon, Rectangle
 
-from supermesh.draw.common import ARC_STYLES, NODE_STYLES, lighten, trim_path
+from supermesh.draw.common import ARC_STYLES, NODE_STYLES, drawn_class, lighten, trim_path
 from supermesh.draw.topology import _STRAIGHT, Route, _lanes, _route, _route_points, node_boxes
 from supermesh.topologies.model import Arc
 
@@ -148,7 +148,7 @@ def arc_lanes(G: nx.MultiDiGraph) -> dict[Arc, Lane]:
                     route=route,
                     offset=offset,
                     two_way=two_way,
-                    cls=G.edges[arc]["cls"],
+                    cls=drawn_class(G, *arc),
                 )
     return out
 

@@ -171,7 +171,7 @@ def pipeline_timeline(
                 for kind, arc in (("forward", (u, v, k)), ("reduce", (v, u, k))):
                     if (kind, g, arc) in owner:
                         raise SupermeshError(
-                            f"two trees of set {g + 1} use arc {arc}",
+                            f"two trees of set {g} use arc {arc}",
                             hint="the trees of a set must be arc-disjoint",
                         )
                     owner[kind, g, arc] = (index, t.root, t.depth[v])
@@ -200,7 +200,7 @@ def pipeline_timeline(
 
 def _arc_label(arc: Arc) -> str:
     u, v, k = arc
-    return f"{u}→{v}" + (f" #{k + 1}" if k else "")
+    return f"{u}→{v}" + (f" #{k}" if k else "")
 
 
 def draw_pipeline(
@@ -260,7 +260,7 @@ def draw_pipeline(
             raise SupermeshError(f"tree {of_tree} is out of range 0..{ntrees - 1}")
         mine = {(t.depth, t.arc) for t in timeline.transfers if t.tree == of_tree}
         rows = [a for _, a in sorted(mine)]
-        note = f"links of tree {of_tree + 1} (root {timeline.roots[of_tree]}), by depth"
+        note = f"links of tree {of_tree} (root {timeline.roots[of_tree]}), by depth"
     elif links is not None:
         rows = [(int(a[0]), int(a[1]), int(a[2])) for a in links]
         note = ""
@@ -296,11 +296,9 @@ def draw_pipeline(
         ax.add_collection(coll, autolim=True)
         if (key, False) in bars and faded:
             continue
-        label = (
-            f"set {key + 1}" if mode == "set" else f"tree {key + 1} (root {timeline.roots[key]})"
-        )
+        label = f"set {key}" if mode == "set" else f"tree {key} (root {timeline.roots[key]})"
         if mode == "set" and of_tree is not None and not faded:
-            label += f": tree {of_tree + 1}"
+            label += f": tree {of_tree}"
         handles.append(Patch(facecolor=color, label=label))
     if of_tree is not None and any(faded for _, faded in bars):
         handles.append(Patch(facecolor="#d0d0d0", label="other trees: paler"))

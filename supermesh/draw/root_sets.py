@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from supermesh.draw.common import ARC_STYLES, lighten, new_figure, tree_color
+from supermesh.draw.common import ARC_STYLES, arc_label, lighten, new_figure, tree_color
 from supermesh.draw.geometry import (
     Color,
     arc_lanes,
@@ -87,7 +87,7 @@ def draw_root_sets(
     >>> from supermesh.topologies import build
     >>> fig = draw_root_sets(build("smalter:4x4"), [[0, 3, 15, 12], [1, 7, 14, 8]], heights=[6, 5])
     >>> [t.get_text() for t in fig.legends[0].get_texts()][:2]
-    ['set 1: roots 0, 3, 15, 12; height 6', 'set 2: roots 1, 7, 14, 8; height 5']
+    ['set 0: roots 0, 3, 15, 12; height 6', 'set 1: roots 1, 7, 14, 8; height 5']
     """
     groups = _sets_of(sets)
     if not groups:
@@ -124,7 +124,7 @@ def draw_root_sets(
             text = ax.text(
                 x,
                 y - 0.45 * hy,
-                f"S{set_of[n] + 1}",
+                f"S{set_of[n]}",
                 ha="center",
                 va="center",
                 fontsize=size * 0.8,
@@ -146,7 +146,7 @@ def draw_root_sets(
     ]
     classes = {lane.cls for lane in lanes.values()}
     handles += [
-        Line2D([], [], color=ARC_STYLES[c].color, lw=2, label=ARC_STYLES[c].label)
+        Line2D([], [], color=ARC_STYLES[c].color, lw=2, label=arc_label(G, c))
         for c in ARC_STYLES
         if c in classes
     ]
@@ -168,7 +168,7 @@ def draw_root_sets(
 
 
 def _set_label(i: int, roots: list[int], height: int | None, bound: int | None) -> str:
-    label = f"set {i + 1}: roots {', '.join(map(str, roots))}"
+    label = f"set {i}: roots {', '.join(map(str, roots))}"
     if height is not None:
         label += f"; height {height}"
         if bound is not None and bound != height:

@@ -18,7 +18,9 @@ from supermesh.draw.common import (
     ARC_STYLES,
     NODE_STYLES,
     ArcStyle,
+    arc_label,
     curved_path,
+    drawn_class,
     new_figure,
     s_path,
     trim_path,
@@ -149,7 +151,7 @@ def _draw_links(
             keep[[row[u], row[v]]] = False
             route = _route(pos[u], pos[v], centres[keep], halves[keep], middle)
         for j, (src, dst, key, two_way) in enumerate(lanes):
-            cls = G.edges[src, dst, key]["cls"]
+            cls = drawn_class(G, src, dst, key)
             offset = (j - (len(lanes) - 1) / 2) * _LANE_GAP
             pts = _route_points(pos[u], pos[v], route, offset)
             pts = trim_path(
@@ -211,7 +213,7 @@ def _draw_nodes(
         else:
             shapes[d["kind"]].append(Rectangle((x - hx, y - hy), 2 * hx, 2 * hy))
         if fontsize:
-            small = 0.75 if style.shape == "diamond" else 1.0
+            small = 0.85 if style.shape == "diamond" else 1.0
             ax.text(x, y, str(n), ha="center", va="center", fontsize=fontsize * small, zorder=4)
     for kind, patches in shapes.items():
         style = NODE_STYLES.get(kind, _COMPUTE)
@@ -225,7 +227,13 @@ def _draw_nodes(
 
 
 def _legend(
-    ax: Axes, kinds: set[str], classes: set[str], one_way: bool, *, own_figure: bool
+    ax: Axes,
+    G: nx.MultiDiGraph,
+    kinds: set[str],
+    classes: set[str],
+    one_way: bool,
+    *,
+    own_figure: bool,
 ) -> None:
     """Legend right of the drawing: a figure legend (constrained layout makes room for it) when
     the figure is ours, else an axes legend anchored outside the caller's axes."""
@@ -237,7 +245,7 @@ def _legend(
         if k in kinds
     ]
     handles += [
-        Line2D([], [], color=ARC_STYLES[c].color, lw=2, label=ARC_STYLES[c].label)
+        Line2D([], [], color=ARC_STYLES[c].color, lw=2, label=arc_label(G, c))
         for c in ARC_STYLES
         if c in classes
     ]
@@ -305,7 +313,7 @@ def draw_topology(
     fontsize = min(9.0, 11.0 * scale) if labels and G.number_of_nodes() <= _MAX_LABELLED else 0.0
     classes, one_way = _draw_links(ax, G, boxes, lw)
     kinds = _draw_nodes(ax, G, boxes, fontsize)
-    _legend(ax, kinds, classes, one_way, own_figure=own_figure)
+    _legend(ax, G, kinds, classes, one_way, own_figure=own_figure)
     ax.set_aspect("equal")
     ax.autoscale_view()
     ax.margins(0.03)

@@ -16,7 +16,14 @@ from matplotlib.figure import Figure, FigureBase
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from supermesh.draw.common import ARC_STYLES, lighten, panel_figure, tree_color
+from supermesh.draw.common import (
+    ARC_STYLES,
+    arc_label,
+    drawn_class,
+    lighten,
+    panel_figure,
+    tree_color,
+)
 from supermesh.draw.geometry import (
     Color,
     Lane,
@@ -34,6 +41,10 @@ __all__ = ["draw_trees", "tree_depth_map"]
 TreesLike = TreePacking | TreeSet | Sequence[Tree]
 
 _ADDED_DASH = (0, (2.2, 1.2))
+
+
+_MIN_ID_POINTS = 6.0
+"""Smallest font of a node id (points): what still reads on a printed page."""
 
 
 def _direction(tree: Tree, direction: str | None) -> str:
@@ -146,7 +157,7 @@ def _tree_panel(
                 str(n),
                 ha="left",
                 va="top",
-                fontsize=size * 0.55,
+                fontsize=max(_MIN_ID_POINTS, size * 0.6),  # legible when printed
                 color="#505050",
                 zorder=4,
             )
@@ -262,8 +273,8 @@ def draw_trees(
         if titles is not None:
             text = titles[i]
         else:
-            head = f"set {s + 1}, " if s is not None else ""
-            text = f"{head}tree {i + 1}: root {tree.root}, height {tree.height}"
+            head = f"set {s}, " if s is not None else ""
+            text = f"{head}tree {i}: root {tree.root}, height {tree.height}"
             if weighted:
                 text += f", share {tree.share:.3g}"
         ax.set_title(text, fontsize=8, color=color)
@@ -278,14 +289,14 @@ def draw_trees(
 
 def _trees_legend(fig: FigureBase, G: nx.MultiDiGraph) -> None:
     ink = "#303030"
-    classes = {c for _, _, c in G.edges(data="cls")}
+    classes = {drawn_class(G, u, v, k) for u, v, k in G.edges(keys=True)}
     handles: list[Line2D | Patch] = [Line2D([], [], color=ink, lw=2, label="tree arc")]
     if "added" in classes:
         handles.append(
             Line2D([], [], color=ink, lw=2, ls=_ADDED_DASH, label="tree arc on an added link")
         )
     handles += [
-        Line2D([], [], color=lighten(ARC_STYLES[c].color, 0.72), lw=1.5, label=ARC_STYLES[c].label)
+        Line2D([], [], color=lighten(ARC_STYLES[c].color, 0.72), lw=1.5, label=arc_label(G, c))
         for c in ARC_STYLES
         if c in classes
     ]

@@ -79,8 +79,19 @@ def _share(shares: tuple[tuple[float, ...], ...], si: int, ti: int) -> str:
     return repr(shares[si][ti]) if ok else ""
 
 
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.12g}"
+    return value
+
+
 def rows_csv(rows: Iterable[Mapping[str, Any]], fields: Sequence[str]) -> str:
     """Rows as CSV text with a header line; a missing or None value is an empty cell.
+
+    Floats are written with 12 significant digits: the arithmetic's last-bit noise
+    (``0.00026218350000000004``) stays out of the file, every measured digit stays in.
 
     Parameters
     ----------
@@ -95,12 +106,12 @@ def rows_csv(rows: Iterable[Mapping[str, Any]], fields: Sequence[str]) -> str:
 
     Examples
     --------
-    >>> rows_csv([{"a": 1, "b": None}], ["a", "b"])
-    'a,b\\n1,\\n'
+    >>> rows_csv([{"a": 1, "b": None, "c": 0.1 + 0.2}], ["a", "b", "c"])
+    'a,b,c\\n1,,0.3\\n'
     """
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(fields), lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: ("" if row.get(k) is None else row[k]) for k in fields})
+        writer.writerow({k: _cell(row.get(k)) for k in fields})
     return buf.getvalue()

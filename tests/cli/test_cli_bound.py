@@ -35,9 +35,9 @@ def test_corners_feasible_json(capsys):
     assert doc["certificate"] is None
 
 
-def test_infeasible_exits_zero_with_certificate(capsys):
+def test_infeasible_exits_one_with_certificate(capsys):
     code, out, _ = run(capsys, "mesh:5x5", "--roots", "0,4,24", "--json")
-    assert code == 0
+    assert code == 1  # a negative answer, as in `trees` and `design`
     doc = json.loads(out)
     assert doc["feasible"] is False
     cert = doc["certificate"]
@@ -70,7 +70,7 @@ def test_repeated_roots_and_in_direction(capsys):
 
 def test_human_output_states_answer_and_proof(capsys):
     code, out, _ = run(capsys, "mesh:4x4")
-    assert code == 0
+    assert code == 1
     assert "do NOT fit" in out
     assert "{0}" in out
     assert "entered by 2 arcs" in out
@@ -82,7 +82,7 @@ def test_human_output_states_answer_and_proof(capsys):
 
 def test_sides_on_odd_smalter_are_ruled_out(capsys):
     code, out, _ = run(capsys, "smalter:5x5", "--roots", "sides", "--json")
-    assert code == 0
+    assert code == 1
     doc = json.loads(out)
     assert doc["roots"] == [2, 14, 22, 10]
     assert doc["feasible"] is False

@@ -28,7 +28,7 @@ def test_sweep_json_and_csv_carry_the_speedups(capsys, tmp_path):
     assert row["speedup_vs_tacos"] is not None
     path = tmp_path / "rows.csv"
     code, _, _ = run(
-        capsys, "sweep", "smbi:3x3", "--sizes", "256KiB", "-a", "ring", "--csv", str(path)
+        capsys, "sweep", "smbi:3x3", "--sizes", "256KiB", "-a", "ring", "-o", str(path)
     )
     assert code == 0
     with path.open() as fh:

@@ -96,7 +96,7 @@ def test_sweep_rows_carry_the_components(capsys, tmp_path):
         "--energy-model",
         "paper-text",
         "--json",
-        "--csv",
+        "-o",
         str(path),
     )
     assert code == 0, err

@@ -119,7 +119,7 @@ def test_trees_of_another_topology_and_bad_files(smbi_trees, tmp_path, capsys):
     code, _, err = run(["schedule", "mesh:4x4", "-c", "allreduce", "--trees", tree_file,
                         "-o", str(keep)], capsys)  # fmt: skip
     assert code == 2
-    assert "does not have" in err
+    assert "holds trees for smbi:4x4, not for mesh:4x4" in err  # the declared topology, as sim
     assert keep.read_text() == "precious\n"  # never clobbered on error
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")

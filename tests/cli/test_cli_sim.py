@@ -129,7 +129,7 @@ def test_sweep_csv_and_json(capsys, tmp_path):
         "ring,multitree",
         "-c",
         "allreduce,allgather",
-        "--csv",
+        "-o",
         str(out_csv),
     )
     assert code == 0, err
@@ -151,7 +151,7 @@ def test_sweep_reports_a_failing_case_in_its_row(capsys):
     code, out, _ = run(
         capsys, "sweep", "mesh:3x3", "--sizes", "1MiB", "-a", "ring", "-c", "broadcast", "--json"
     )
-    assert code == 0
+    assert code == 1  # the case failed: a finding, its error in its row
     assert "do not implement" in json.loads(out)["rows"][0]["error"]
 
 

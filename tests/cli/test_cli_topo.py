@@ -75,8 +75,15 @@ def test_draw_and_file_as_spec(capsys, tmp_path):
     code, _, _ = run(capsys, "hexamesh:3-4-3", "-o", str(topo))
     assert code == 0
     picture = tmp_path / "pics" / "hm.png"
-    code, out, _ = run(capsys, str(topo), "--draw", str(picture))
+    code, _, err = run(capsys, str(topo), "--draw", str(picture))
+    assert code == 2  # a missing folder is refused, not silently made
+    assert "the folder" in err
+    assert "does not exist" in err
+    assert not (tmp_path / "pics").exists()
+    picture.parent.mkdir()
+    code, out, err = run(capsys, str(topo), "--draw", str(picture))
     assert code == 0
+    assert err == f"wrote {picture}\n"
     assert "hexamesh:3-4-3" in out
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     G, H = build("hexamesh:3-4-3"), read_topology(topo)

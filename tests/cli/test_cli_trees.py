@@ -30,8 +30,8 @@ def test_json_document(capsys):
     assert doc["direction"] == "out"
     assert doc["status"] == "optimal"
     assert doc["lower_bound"] == 6
-    assert [t["root"] for t in doc["trees"]] == [0, 3, 15, 12]
-    assert all(len(a) == 3 for t in doc["trees"] for a in t["arcs"])
+    assert [t["root"] for t in doc["sets"][0]["trees"]] == [0, 3, 15, 12]
+    assert all(len(a) == 3 for t in doc["sets"][0]["trees"] for a in t["arcs"])
     assert check_packing(build("smbi:4x4"), TreePacking.from_json(doc)) == []
 
 
@@ -62,7 +62,7 @@ def test_k_and_direction(capsys):
     assert code == 0
     doc = json.loads(out)
     assert doc["direction"] == "in"
-    assert len(doc["trees"]) == 2
+    assert len(doc["sets"][0]["trees"]) == 2
     assert check_packing(build("smalter:5x5"), TreePacking.from_json(doc)) == []
 
 
@@ -80,7 +80,7 @@ def test_tto(capsys):
     assert code == 0
     doc = json.loads(out)
     assert doc["span"] == [v for v in range(25) if v != 20]
-    assert [t["height"] for t in doc["trees"]] == [8, 8, 7]
+    assert [t["height"] for t in doc["sets"][0]["trees"]] == [8, 8, 7]
 
 
 def test_tto_rejects_roots(capsys):
@@ -107,7 +107,7 @@ def test_output_file(capsys, tmp_path):
     assert "status optimal" in out
     doc = json.loads(path.read_text())
     assert doc["format"] == "supermesh-trees"
-    assert len(doc["trees"]) == 4
+    assert len(doc["sets"][0]["trees"]) == 4
 
 
 def test_infeasible_does_not_write_the_file(capsys, tmp_path):

@@ -151,7 +151,7 @@ def test_schedule_on_a_link_the_topology_lacks(tmp_path, capsys):
         (
             '{"format": "supermesh-schedule", "topology": "mesh:2x2", "collective": "allreduce",'
             ' "chunks": "many", "entries": [], "tables": {}, "roots": [], "ranks": []}',
-            "malformed schedule",
+            "chunks must be an integer of at least 1, not 'many'",
         ),
     ],
 )

@@ -163,14 +163,14 @@ def test_gantt_bars_rows_and_errors():
     assert {t.get_text() for t in ax.texts if t.get_gid() == "chunk"} == {"1", "2", "3", "4"}
     assert ax.get_xlabel() == "time (cycles)"
     fig = draw_pipeline(tl, of_tree=1)
-    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["0→1 #2", "1→2 #2"]
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["0→1 #1", "1→2 #1"]
     with pytest.raises(SupermeshError, match="tree 5"):
         draw_pipeline(tl, of_tree=5)
     with pytest.raises(SupermeshError, match="color_by"):
         draw_pipeline(tl, color_by="chunk")
     with pytest.raises(SupermeshError, match="exactly one"):
         pipeline_timeline(G, [[a]], "broadcast", nbytes=1, chunks=1)
-    with pytest.raises(SupermeshError, match="two trees of set 1 use arc"):
+    with pytest.raises(SupermeshError, match="two trees of set 0 use arc"):
         pipeline_timeline(G, [[a, a]], "broadcast", chunks=1)
 
 

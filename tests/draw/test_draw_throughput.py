@@ -184,7 +184,7 @@ def test_root_trees_max_panels_on_a_real_packing(smbi4):
 def test_draw_trees_shows_shares_only_when_weighted(ring):
     weighted = [path(0, CW, 0.5), path(0, CCW, 0.5)]
     fig = draw_trees(ring, weighted, legend=False)
-    assert fig.axes[0].get_title() == "tree 1: root 0, height 3, share 0.5"
+    assert fig.axes[0].get_title() == "tree 0: root 0, height 3, share 0.5"
     plain = draw_trees(ring, [path(0, CW, 1.0)], legend=False)
     assert "share" not in plain.axes[0].get_title()
     one = draw_trees(ring, weighted, legend=False, max_panels=1, titles=["mine"])

@@ -138,6 +138,7 @@ def test_labels_title_and_axes_argument():
 )
 def test_save_formats(tmp_path, ext, magic):
     path = tmp_path / "sub" / f"mesh.{ext}"
+    path.parent.mkdir()
     save_figure(draw_topology(build("mesh:2x2")), path)
     assert path.read_bytes().startswith(magic)
     assert [p.name for p in path.parent.iterdir()] == [path.name]

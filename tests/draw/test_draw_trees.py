@@ -116,7 +116,7 @@ def test_in_trees_and_packings():
     )
     fig = draw_trees(G, packing, ncols=1)
     assert len(fig.axes) == 2
-    assert fig.axes[1].get_title().startswith("set 2, tree 2")
+    assert fig.axes[1].get_title().startswith("set 1, tree 1")  # numbered from 0, as tables
 
 
 def test_bad_trees_are_rejected():
@@ -171,11 +171,11 @@ def test_root_sets_legend_heights_and_labels():
     fig = draw_root_sets(G, sets)
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     height = sets[0].height
-    assert labels[0] == f"set 1: roots 0; height {height} (bound 5)"
-    assert labels[1] == "set 2: roots 1, 7, 14, 8"
+    assert labels[0] == f"set 0: roots 0; height {height} (bound 5)"
+    assert labels[1] == "set 1: roots 1, 7, 14, 8"
     assert labels[2:] == ["mesh link", "added link"]
     marks = {t.get_text() for t in fig.axes[0].texts if t.get_gid() == "set"}
-    assert marks == {"S1", "S2"}
+    assert marks == {"S0", "S1"}
     assert sum(t.get_gid() == "set" for t in fig.axes[0].texts) == 5  # one per root
     with pytest.raises(SupermeshError, match="2 heights for 1 sets"):
         draw_root_sets(G, [[0]], heights=[1, 2])

@@ -13,6 +13,7 @@ from typing import Any
 
 from supermesh.trees.bounds.counts import CountBound, RootsBound
 from supermesh.trees.model import TreePacking
+from supermesh.units import plural
 
 __all__ = ["count_proof", "cut_proof", "node_set", "packing_proof", "roots_proof"]
 
@@ -67,15 +68,17 @@ def roots_proof(bound: RootsBound, label: str = "") -> str:
     head = f"Roots {', '.join(map(str, bound.roots))}{label}: "
     if bound.feasible:
         return (
-            head + f"{k} trees fit{'' if bound.exact else ' (not ruled out)'}. Proof: every node "
+            head + f"{plural(k, 'tree')} fit{'' if bound.exact else ' (not ruled out)'}. Proof: "
+            "every node "
             f"that must be reached has {k} arc-disjoint paths from the roots (Edmonds' branching "
             "theorem, checked by max-flow)." + _steiner_note(bound.exact)
         )
     c = bound.certificate or {}
     verb = "left" if bound.direction == "in" else "entered"
     return (
-        head + f"{k} trees do NOT fit. Proof (Edmonds): the set {node_set(c['set'])} is {verb} by "
-        f"{c['entering_arcs']} arcs, but {c['required']} of the trees have their root outside "
+        head + f"{plural(k, 'tree')} do NOT fit. Proof (Edmonds): the set {node_set(c['set'])} "
+        f"is {verb} by {plural(c['entering_arcs'], 'arc')}, but {c['required']} of the trees "
+        "have their root outside "
         f"it and each needs an arc of its own to {'leave' if bound.direction == 'in' else 'enter'}"
         " it."
     )
@@ -106,7 +109,8 @@ def count_proof(bound: CountBound, distinct: bool = False) -> str:
     which = "distinct " if distinct else "free "
     roots = ", ".join(map(str, bound.roots))
     head = (
-        f"At most {k} trees with {which}roots; {k} fit with roots {roots}"
+        f"At most {plural(k, 'tree')} with {which}roots; {k} fit with "
+        f"{'root' if len(bound.roots) == 1 else 'roots'} {roots}"
         + ("" if bound.exact else " (not ruled out)")
         + ". "
     )
@@ -118,7 +122,7 @@ def count_proof(bound: CountBound, distinct: bool = False) -> str:
         t = len(c["sets"])
         proof = (
             f"Proof that {k + 1} do not (Frank): the {t} disjoint sets {sets} are {verb} by "
-            f"{sum(c['entering_arcs'])} arcs in total, fewer than {k + 1} x ({t} - 1) = "
+            f"{plural(sum(c['entering_arcs']), 'arc')} in total, fewer than {k + 1} x ({t} - 1) = "
             f"{c['required']}; each tree needs an arc into every set but the one holding its root."
         )
     else:
@@ -162,7 +166,8 @@ def cut_proof(certificate: dict[str, Any], collective: str) -> str:
     )
     return (
         f"{collective}: the set {node_set(certificate['set'])} is "
-        f"{'left' if leaving else 'entered'} by {certificate['arcs']} arcs of total bandwidth "
+        f"{'left' if leaving else 'entered'} by {plural(certificate['arcs'], 'arc')} of total "
+        "bandwidth "
         f"{certificate['bandwidth']} and {need}, so "
         f"T >= ({outside}/{n}) M / {certificate['bandwidth']}."
     )
@@ -195,8 +200,9 @@ def packing_proof(packing: TreePacking) -> str:
         nodes = c["set"]
         listed = ", ".join(map(str, nodes[:SHOWN])) + (", ..." if len(nodes) > SHOWN else "")
         return (
-            f"Proof (Edmonds): the node set {{{listed}}} is {verb} by {c['entering_arcs']} arcs, "
-            f"but {c['required']} trees have their root outside it."
+            f"Proof (Edmonds): the node set {{{listed}}} is {verb} by "
+            f"{plural(c['entering_arcs'], 'arc')}, but {plural(c['required'], 'tree')} "
+            f"{'has its' if c['required'] == 1 else 'have their'} root outside it."
         )
     if "distance" in c:
         return (

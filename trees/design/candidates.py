@@ -22,6 +22,7 @@ radix of :func:`supermesh.topologies.metrics.metrics` is that plus the local por
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -361,15 +362,19 @@ def parse_costs(texts: Iterable[str]) -> dict[Any, int]:
     out: dict[Any, int] = {}
     for text in texts:
         key, eq, value = text.partition("=")
-        key = key.strip().lower()
-        if not eq or not value.strip().isdigit() or not key:
+        key, value = key.strip().lower(), value.strip()
+        if not eq or not re.fullmatch(r"[0-9]{1,9}", value) or not key:
             raise SpecError(
-                f"--cost {text!r} is not KEY=C with an integer C",
+                f"--cost {text[:60]!r} is not KEY=C with a whole number C (at most 9 digits)",
                 hint="e.g. --cost diagonal=2 or --cost 0-1=3",
             )
-        a, dash, b = key.partition("-")
-        is_link = dash and a.isdigit() and b.isdigit()
-        out[(int(a), int(b)) if is_link else key] = int(value)
+        link = re.fullmatch(r"([0-9]{1,9})-([0-9]{1,9})", key)
+        if link is None and key not in FAMILY_NAMES:
+            raise SpecError(
+                f"--cost {text[:60]!r}: {key[:40]!r} is neither a candidate family nor a link u-v",
+                hint=f"families: {', '.join(FAMILY_NAMES)}; links like 0-1",
+            )
+        out[(int(link.group(1)), int(link.group(2))) if link else key] = int(value)
     return out
 
 

@@ -155,6 +155,25 @@ class ResultBuilder:
             out["above_base"] = [v for v, n in sorted(final.items()) if n > self.base_max]
         return out
 
+    def _claims(self, status: str, cost: int, lower: int) -> dict[str, Any]:
+        """What a design file claims, for ``supermesh verify``: its status and cost, the
+        candidates offered (families, explicit links, costs other than 1) and the port budget."""
+        names = {f for c in self.cands for f in c.family.split("+")}
+        limits = set(self.budget.values())
+        return {
+            "status": status,
+            "cost": cost,
+            "lower_bound": lower,
+            "candidates": {
+                "families": sorted(names - {"list"}),
+                "links": [[c.u, c.v] for c in self.cands if "list" in c.family.split("+")],
+                "costs": {f"{c.u}-{c.v}": c.cost for c in self.cands if c.cost != 1},
+            },
+            "max_links": next(iter(limits))
+            if len(limits) == 1
+            else {str(v): m for v, m in sorted(self.budget.items())},
+        }
+
     def infeasible(self, reason: dict, master: Any, rounds: int, warm: str | None) -> DesignResult:
         """The result for an unreachable target, with its reason."""
         proof = {"solver": "INFEASIBLE", "cuts": len(master.cuts), "counting": self.counting}
@@ -187,7 +206,12 @@ class ResultBuilder:
         )
         T.graph["params"] = {
             **self.G.graph.get("params", {}),
-            "design": {"base": spec, "target": self.target, "added": [list(p) for p in pairs]},
+            "design": {
+                "base": spec,
+                "target": self.target,
+                "added": [list(p) for p in pairs],
+                **self._claims(status, cost, min(bound, cost)),
+            },
         }
         counting = {**self.counting, "tight": self.counting["cost"] >= cost}
         proof = {

@@ -3,10 +3,12 @@
 A certificate file is the JSON document (``format: "supermesh-proof"``) that
 :func:`~supermesh.trees.prove.size.prove_size` computes for one size: the tree count with its
 Frank subpartition (``upper``) and a packing (``lower``), and per root choice the trees or the
-Edmonds cut. :func:`recheck_document` re-checks its claims with the independent checkers of
-:mod:`supermesh.verify`; :func:`reusable_document` reads a file back when it re-checks and settles
-every root choice asked for (resuming a sweep; a corrupted or partial file is recomputed);
-:func:`write_document` writes one without ever leaving a partial file.
+Edmonds cut (every field: :mod:`supermesh.verify.proof.file`, ``docs/schemas/proof.schema.json``).
+:func:`recheck_document` re-checks its claims with the independent checker of
+:mod:`supermesh.verify` (the one ``supermesh verify`` runs); :func:`reusable_document` reads a
+file back when that check passes and the file settles every root choice asked for (resuming a
+sweep), and otherwise says why it is recomputed; :func:`write_document` writes one without ever
+leaving a partial file.
 """
 
 from __future__ import annotations
@@ -19,108 +21,53 @@ import networkx as nx
 
 from supermesh.errors import InputFileError, SupermeshError
 from supermesh.topologies import build
-from supermesh.topologies.io import read_json_file, write_text_atomic
-from supermesh.trees.model import TreePacking
+from supermesh.topologies.io import read_json_file
+from supermesh.topologies.output import write_text_atomic
 from supermesh.trees.prove.result import FORMAT, SizeTask
 
-__all__ = ["recheck_document", "reusable_document", "write_document"]
+__all__ = ["SETTLED", "recheck_document", "reusable_document", "write_document"]
 
-
-def _packing_findings(G: nx.MultiDiGraph, doc: Any, where: str) -> tuple[list[str], Any]:
-    from supermesh.verify import check_packing, errors
-
-    try:
-        packing = TreePacking.from_json(doc, source=where)
-    except SupermeshError as exc:
-        return [f"{where}: {exc}"], None
-    return [f"{where}: {f.message}" for f in errors(check_packing(G, packing))], packing
-
-
-def _choice_findings(G: nx.MultiDiGraph, name: str, c: dict[str, Any], direction: str) -> list[str]:
-    from supermesh.verify import check_edmonds_certificate, eccentricity, errors
-
-    where = f"choice {name}"
-    status = c.get("status")
-    if status in ("n/a", "unknown"):
-        return []
-    roots, span = c.get("roots") or [], c.get("span")
-    if status == "infeasible":
-        found = check_edmonds_certificate(
-            G, roots, c.get("certificate"), direction=direction, span=span
-        )
-        return [f"{where}: {f.message}" for f in errors(found)]
-    out, packing = _packing_findings(G, c.get("packing"), where)
-    if packing is None:
-        return out
-    if [t.root for t in packing.trees] != roots:
-        out.append(f"{where}: tree roots {[t.root for t in packing.trees]} are not {roots}")
-    if packing.objective != c.get("height") or packing.status != status:
-        out.append(f"{where}: summary does not match its trees")
-    if status == "optimal" and c.get("bound") == "eccentricity":
-        ecc = [eccentricity(G, r, direction=direction, span=span) for r in roots]
-        if None in ecc or max(e for e in ecc if e is not None) != c.get("height"):
-            out.append(f"{where}: height {c.get('height')} is not the root eccentricity {ecc}")
-    return out
+SETTLED = ("optimal", "infeasible", "n/a")
+"""Choice statuses that need no new run."""
 
 
 def recheck_document(doc: Any, G: nx.MultiDiGraph | None = None) -> list[str]:
     """Re-check a certificate file's claims with :mod:`supermesh.verify`; messages of failures.
 
-    Checks: the Frank subpartition rules out ``max_trees + 1`` trees; the ``lower`` packing has
-    ``max_trees`` valid arc-disjoint trees; every choice's trees are valid with the stated roots
-    and height, an ``optimal`` claim by ``eccentricity`` equals the recomputed eccentricity, and
-    an ``infeasible`` claim's Edmonds set really is entered by too few arcs. A CP-SAT bound is
-    the solver's proof and is reported as such (``bound: "cpsat"``), not re-derived.
+    Everything the file states is re-derived by
+    :func:`supermesh.verify.proof.file.check_proof_document` (the Frank subpartition, the
+    exhibited trees, the roots of every choice, heights and bounds, Edmonds cuts, the summary
+    fields); a CP-SAT bound is the solver's proof and stays an unproven claim, not a failure.
 
     Returns
     -------
     list of str
-        Empty when everything checks.
+        The errors' messages; empty when everything checks.
+
+    Examples
+    --------
+    >>> recheck_document({"format": "supermesh-trees"})
+    ['not a supermesh-proof document']
     """
-    from supermesh.verify import check_frank_certificate, errors
+    from supermesh.verify import check_proof_document
 
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         return [f"not a {FORMAT} document"]
     try:
-        G = G if G is not None else build(str(doc["topology"]))
-        direction, k = str(doc["direction"]), int(doc["max_trees"])
-        choices = dict(doc["choices"])
-    except (KeyError, TypeError, ValueError, SupermeshError) as exc:
+        report = check_proof_document(doc, G=G)
+    except SupermeshError as exc:
         return [f"malformed document: {exc}"]
-    out: list[str] = []
-    upper = doc.get("upper")
-    if isinstance(upper, dict) and upper.get("kind") == "subpartition":
-        found = check_frank_certificate(G, k + 1, upper, direction=direction)
-        out += [f"upper: {f.message}" for f in errors(found)]
-    else:
-        out.append(
-            f"upper: a {upper.get('kind') if isinstance(upper, dict) else upper!r} "
-            "certificate cannot be re-checked by verify"
-        )
-    lower = doc.get("lower")
-    found_lower: list[str] = []
-    if isinstance(lower, dict) and isinstance(lower.get("choice"), str):
-        chosen = choices.get(lower["choice"], {})
-        trees = (chosen.get("packing") or {}).get("trees") or []
-        if chosen.get("span") is not None or len(trees) != k:
-            out.append(f"lower: choice {lower['choice']} does not exhibit {k} spanning trees")
-    elif isinstance(lower, dict):
-        found_lower, packing = _packing_findings(G, lower.get("packing"), "lower")
-        out += found_lower
-        if packing is not None and (len(packing.trees) != k or packing.span is not None):
-            out.append(f"lower: {len(packing.trees)} trees exhibited, {k} claimed")
-    for name, c in sorted(choices.items()):
-        out += _choice_findings(G, name, c if isinstance(c, dict) else {}, direction)
-    return out
+    return [f.message for f in report.findings if f.is_error]
 
 
-def reusable_document(task: SizeTask) -> dict[str, Any] | None:
-    """The certificate file at ``task.out_path`` when it can stand for a new run, else ``None``.
+def reusable_document(task: SizeTask) -> tuple[dict[str, Any] | None, str | None]:
+    """The certificate file at ``task.out_path`` when it can stand for a new run, and why not.
 
-    A file is reused when it is a ``supermesh-proof`` document for the same topology and
-    direction, holds every root choice of ``task`` (all settled: optimal, infeasible or n/a) and
-    passes :func:`recheck_document`. A missing, unreadable, corrupted or partial file (an earlier
-    run hit the time limit or was interrupted) gives ``None``: the size is computed again.
+    A file is reused only when it is a ``supermesh-proof`` document for the same topology and
+    direction, holds every root choice of ``task``, all settled (optimal, infeasible or n/a),
+    and passes :mod:`supermesh.verify`'s check of every claim
+    (:func:`recheck_document`). Otherwise the size is computed again and the reason is returned
+    (an earlier run hit the time limit or was interrupted; the file was edited or corrupted).
 
     Parameters
     ----------
@@ -129,8 +76,9 @@ def reusable_document(task: SizeTask) -> dict[str, Any] | None:
 
     Returns
     -------
-    dict or None
-        The document, its ``choices`` cut down to the ones ``task`` asks for (in that order).
+    (dict or None, str or None)
+        The document, its ``choices`` cut down to the ones ``task`` asks for (in that order),
+        or ``None`` with the reason the file there was not reused (``None`` when there is none).
 
     Raises
     ------
@@ -139,30 +87,37 @@ def reusable_document(task: SizeTask) -> dict[str, Any] | None:
 
     Examples
     --------
-    >>> reusable_document(SizeTask("smbi:4x4", "4x4")) is None
-    True
+    >>> reusable_document(SizeTask("smbi:4x4", "4x4"))
+    (None, None)
     """
-    if task.out_path is None or not Path(task.out_path).is_file():
-        return None
+    if task.out_path is None or not Path(task.out_path).exists():
+        return None, None
     try:
         doc = read_json_file(task.out_path)
-    except (InputFileError, SupermeshError, OSError):
-        return None
+    except (InputFileError, OSError) as exc:
+        return None, f"unreadable ({exc})"
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        return None
-    names = [n for n in task.choices if n != "free"]
-    if doc.get("direction") != task.direction or not all(
-        n in (doc.get("choices") or {}) for n in names
-    ):
-        return None
+        return None, f"not a {FORMAT} document"
     G = build(task.spec)
-    if doc.get("topology") != G.graph.get("spec", task.spec) or recheck_document(doc, G):
-        return None
-    settled = all(doc["choices"][n]["status"] in ("optimal", "infeasible", "n/a") for n in names)
-    if not settled:
-        return None  # an earlier run left gaps (time limit, interrupt): try again
+    spec = G.graph.get("spec", task.spec)
+    if doc.get("topology") != spec or doc.get("direction") != task.direction:
+        return None, f"made for {doc.get('topology')!r} ({doc.get('direction')!r}-trees)"
+    choices = doc.get("choices")
+    names = [n for n in task.choices if n != "free"]
+    missing = [n for n in names if not isinstance(choices, dict) or n not in choices]
+    if missing:
+        return None, f"it lacks the root choice {missing[0]!r}"
+    failures = recheck_document(doc, G)
+    if failures:
+        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+        return None, f"verify found: {failures[0]}{more}"
+    open_ = [n for n in names if doc["choices"][n].get("status") not in SETTLED]
+    if open_:  # an earlier run left gaps (time limit, interrupt): try again
+        return None, f"choice {open_[0]!r} was not settled ({doc['choices'][open_[0]]['status']})"
+    if doc.get("lower") is None:
+        return None, "it exhibits no packing of the maximum tree count"
     doc["choices"] = {n: doc["choices"][n] for n in names}
-    return doc
+    return doc, None
 
 
 def write_document(path: str, doc: dict[str, Any]) -> None:

@@ -107,7 +107,7 @@ def parse_family(text: str) -> tuple[str, str, bool]:
     Raises
     ------
     SpecError
-        An unknown family or option (checked on the smallest size).
+        An unknown family or option (checked on the smallest size), or a size (``smbi:8x8``).
 
     Examples
     --------
@@ -117,7 +117,14 @@ def parse_family(text: str) -> tuple[str, str, bool]:
     raw = text.strip().lower()
     name, _, rest = raw.replace(":", ",", 1).partition(",")
     parts = [p.strip() for p in rest.split(",") if p.strip()]
-    parts = [p for p in parts if not re.fullmatch(r"(nxn|n|rn|rxc|\d+x\d+|\d+|r\d+)", p)]
+    sized = [p for p in parts if re.fullmatch(r"([0-9]+x[0-9]+|[0-9]+|r[0-9]+)", p)]
+    if sized:  # a size here would be dropped: smbi:8x8 is not "smbi at 8x8 only"
+        raise SpecError(
+            f"family {text.strip()[:60]!r} names a size ({sized[0]}); a family takes none",
+            hint=f"give the family alone and the sizes apart (`supermesh prove {name} "
+            f"--grids {sized[0]}`)",
+        )
+    parts = [p for p in parts if not re.fullmatch(r"(nxn|n|rn|rxc)", p)]
     options = "".join(f",{p}" for p in parts)
     hexagonal = name == "hexamesh"
     parse_spec(f"{name}:{'r1' if hexagonal else '3x3'}{options}")  # raises on bad names

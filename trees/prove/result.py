@@ -92,7 +92,8 @@ class SizeProof:
 
     ``proven`` means: the file passed
     :func:`~supermesh.trees.prove.certificate.recheck_document`, ``max_trees`` trees were
-    exhibited, and every root choice is settled (optimal or infeasible).
+    exhibited, and every root choice is settled (optimal or infeasible). ``recomputed``: why a
+    file already there was not reused (``None``: none was there, or it was reused).
     """
 
     size: str
@@ -106,6 +107,7 @@ class SizeProof:
     reused: bool = False
     seconds: float = 0.0
     upper: dict[str, Any] = field(default_factory=dict)
+    recomputed: str | None = None
 
     @property
     def proven(self) -> bool:
@@ -132,12 +134,18 @@ class SizeProof:
             "findings": list(self.findings),
             "certificate": self.certificate,
             "reused": self.reused,
+            "recomputed": self.recomputed,
             "seconds": round(self.seconds, 3),
         }
 
 
 def summarize_document(
-    doc: dict[str, Any], path: str | None, reused: bool, seconds: float
+    doc: dict[str, Any],
+    path: str | None,
+    reused: bool,
+    seconds: float,
+    *,
+    recomputed: str | None = None,
 ) -> SizeProof:
     """The :class:`SizeProof` summary of a certificate file's document (its trees left out).
 
@@ -152,6 +160,8 @@ def summarize_document(
         Whether the document was read back from an existing file rather than computed.
     seconds : float
         Wall-clock time spent on the size.
+    recomputed : str, optional
+        Why a file already at ``path`` was not reused (it failed the re-check, was partial, ...).
 
     Returns
     -------
@@ -202,4 +212,5 @@ def summarize_document(
         seconds=seconds,
         upper={k: v for k, v in doc["upper"].items() if k != "sets"}
         | {"sets": len(doc["upper"].get("sets") or [])},
+        recomputed=recomputed,
     )

@@ -13,7 +13,8 @@ For one topology :func:`prove_size` finds
 then writes everything to a JSON *certificate file* (``format: "supermesh-proof"``) and re-checks
 it with the independent checkers of :mod:`supermesh.verify` before calling the size proven
 (:func:`recheck_document`). A certificate file already present is re-checked the same way and
-reused when it passes (resuming a sweep); a corrupted one is recomputed.
+reused when it passes (resuming a sweep); one that does not is recomputed, and the result says
+why (``SizeProof.recomputed``).
 
 This module holds the proving itself; the task and result types (:class:`SizeTask`,
 :class:`SizeProof`, :class:`ChoiceProof`) live in :mod:`supermesh.trees.prove.result` and the
@@ -246,10 +247,11 @@ def prove_size(task: SizeTask) -> SizeProof:
     (4, {'corners': 6, 'sides': 5}, True)
     """
     start = time.perf_counter()
-    doc = reusable_document(task)
+    doc, why_not = reusable_document(task)
     if doc is not None:
         return summarize_document(doc, task.out_path, True, time.perf_counter() - start)
     doc = _compute(task)
     if task.out_path is not None:
         write_document(task.out_path, doc)
-    return summarize_document(doc, task.out_path, False, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return summarize_document(doc, task.out_path, False, seconds, recomputed=why_not)

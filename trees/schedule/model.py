@@ -21,12 +21,21 @@ JSON (``format: "supermesh-schedule"``, ``version: 1``)::
 ``chunks`` chunks, :mod:`supermesh.trees.schedule.build`); a table without it has every tree carry
 ``chunks`` chunks, and reads and writes exactly as before the field existed.
 
+Reading is strict about what a file may contain (every field is described in
+``docs/schemas/schedule.schema.json``): counts and ids are integers (not booleans, not negative;
+``chunks`` and ``chunk_bytes`` at least 1, ``nbytes`` null or at least 1), ``barrier`` is a
+boolean, ``roots`` and ``ranks`` are lists of node ids, ``deps`` lists entry ids, ``shares`` are
+finite numbers. Anything else raises :class:`~supermesh.errors.InputFileError` naming the field.
+
 AllToAll (``collective: "alltoall"``, :data:`ROUTE_COLLECTIVES`): point-to-point routes instead
 of trees. "Tree" ``t`` of set ``s`` is a *route* from ``roots[s][t]`` (its source) to
 ``dests[s][t]`` (its destination, the one extra field, written only for these tables), carrying
 ``shares[s][t]`` of the block that source sends to that destination. Block ``b = i * n + j``
 (``i``, ``j`` the positions of source and destination in ``ranks``, ``n`` ranks) is the chunks
-``[b*C, b*C + C - 1]`` (``C = chunks``); a pair's routes carry consecutive ranges of its block.
+``[b*C, b*C + C - 1]`` (``C = chunks``); a pair's routes, in route order, carry consecutive ranges
+of its block, split by their shares with the rule of weighted tables. One set; ``ranks``
+ascending; no barrier; from ``nbytes``, ``C = max(the most routes of a pair, ceil(nbytes / (n *
+chunk_bytes)))``; entries in order of (depth, route, src, dst, key).
 Every entry has phase ``a2a``, is one hop of its route (``depth`` = hop number, from 1), waits for
 the previous hop of the same route (``deps``), has ``op`` ``send`` on the first hop and
 ``recv-send`` after, and ``on_recv`` ``store``. :mod:`supermesh.trees.schedule.routes` builds
@@ -40,6 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from supermesh.errors import InputFileError
+from supermesh.trees.model import json_count, json_number
 
 __all__ = [
     "CHUNK_BYTES",
@@ -118,13 +128,17 @@ class ScheduleEntry:
         missing = [f for f in FIELDS if f not in doc]
         if missing:
             raise InputFileError(f"{where} lacks the field {missing[0]!r}")
-        ints = [f for f in FIELDS if f not in ("collective", "phase", "deps", "op", "on_recv")]
-        bad = [f for f in ints if not isinstance(doc[f], int) or isinstance(doc[f], bool)]
+        for f in FIELDS:
+            if f in ("collective", "phase", "op", "on_recv"):
+                if not isinstance(doc[f], str):
+                    raise InputFileError(f"{where} field {f!r} must be text")
+            elif f != "deps":
+                json_count(doc[f], f"{where} field {f!r}")
         deps = doc["deps"]
-        if bad:
-            raise InputFileError(f"{where} field {bad[0]!r} must be an integer")
-        if not isinstance(deps, list) or not all(isinstance(d, int) for d in deps):
+        if not isinstance(deps, list):
             raise InputFileError(f"{where} deps must be a list of entry ids")
+        for d in deps:
+            json_count(d, f"{where} deps entry")
         return cls(
             id=doc["id"],
             collective=str(doc["collective"]),
@@ -261,6 +275,31 @@ class Schedule:
                 raise InputFileError(f"{source} lacks the field {name!r}")
         if doc["collective"] not in COLLECTIVES + ROUTE_COLLECTIVES:
             raise InputFileError(f"{source} has unknown collective {doc['collective']!r}")
+        if isinstance(doc.get("version", 1), bool) or doc.get("version", 1) != 1:
+            raise InputFileError(f"{source} has version {doc.get('version')!r}; this tool reads 1")
+        if not isinstance(doc["topology"], str) or not doc["topology"]:
+            raise InputFileError(f"{source} topology must name a spec or a topology file")
+        chunks = json_count(doc["chunks"], f"{source} chunks", minimum=1)
+        chunk_bytes = json_count(
+            doc.get("chunk_bytes", CHUNK_BYTES), f"{source} chunk_bytes", minimum=1
+        )
+        nbytes = json_count(doc.get("nbytes"), f"{source} nbytes", minimum=1, optional=True)
+        barrier = doc.get("barrier", False)
+        if not isinstance(barrier, bool):
+            raise InputFileError(f"{source} barrier must be true or false, not {barrier!r}")
+        roots = doc["roots"]
+        if not isinstance(roots, list) or not all(isinstance(r, list) for r in roots):
+            raise InputFileError(f"{source} roots must be lists (per set) of node ids (per tree)")
+        for si, rs in enumerate(roots):
+            for r in rs:
+                json_count(r, f"{source} roots of set #{si}")
+        ranks = doc["ranks"]
+        if not isinstance(ranks, list):
+            raise InputFileError(f"{source} ranks must be a list of node ids")
+        for r in ranks:
+            json_count(r, f"{source} ranks entry")
+        if not isinstance(doc["entries"], list):
+            raise InputFileError(f"{source} entries must be a list")
         dests = doc.get("dests")
         routed = doc["collective"] in ROUTE_COLLECTIVES
         if routed != (dests is not None) or not (
@@ -278,6 +317,9 @@ class Schedule:
                 f"{source}: 'dests' (lists of node ids per set) belongs to AllToAll tables, "
                 "and only to them"
             )
+        for si, ds in enumerate(dests or ()):
+            for d in ds:
+                json_count(d, f"{source} dests of set #{si}")
         entries = tuple(
             ScheduleEntry.from_json(e, where=f"{source} entry #{i}")
             for i, e in enumerate(doc["entries"])
@@ -286,31 +328,31 @@ class Schedule:
             raise InputFileError(f"{source} entry ids are not 0, 1, 2, ... in order")
         tables = doc["tables"]
         if not isinstance(tables, dict) or not all(
-            k.lstrip("-").isdigit() and isinstance(v, list) for k, v in tables.items()
+            k.isdigit() and str(int(k)) == k and isinstance(v, list) for k, v in tables.items()
         ):
             raise InputFileError(f"{source} tables must map node ids to lists of entry ids")
-        nbytes = doc.get("nbytes")
+        for k, v in tables.items():
+            for i in v:
+                json_count(i, f"{source} table of chiplet {k}")
         shares = doc.get("shares")
-        if shares is not None and not (
-            isinstance(shares, list)
-            and all(
-                isinstance(s, list)
-                and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in s)
-                for s in shares
+        if shares is not None:
+            if not isinstance(shares, list) or not all(isinstance(x, list) for x in shares):
+                raise InputFileError(f"{source} shares must be lists (per set) of numbers")
+            shares = tuple(
+                tuple(json_number(x, f"{source} shares of set #{si}") for x in row)
+                for si, row in enumerate(shares)
             )
-        ):
-            raise InputFileError(f"{source} shares must be lists (per set) of numbers (per tree)")
         return cls(
-            topology=str(doc["topology"]),
+            topology=doc["topology"],
             collective=doc["collective"],
-            chunks=int(doc["chunks"]),
-            chunk_bytes=int(doc.get("chunk_bytes", CHUNK_BYTES)),
-            nbytes=nbytes if isinstance(nbytes, int) else None,
-            barrier=bool(doc.get("barrier", False)),
-            roots=tuple(tuple(int(r) for r in s) for s in doc["roots"]),
-            ranks=tuple(int(r) for r in doc["ranks"]),
+            chunks=chunks,
+            chunk_bytes=chunk_bytes,
+            nbytes=nbytes,
+            barrier=barrier,
+            roots=tuple(tuple(s) for s in roots),
+            ranks=tuple(ranks),
             entries=entries,
-            tables={int(k): tuple(int(i) for i in v) for k, v in tables.items()},
-            shares=None if shares is None else tuple(tuple(float(x) for x in s) for s in shares),
-            dests=None if dests is None else tuple(tuple(int(x) for x in d) for d in dests),
+            tables={int(k): tuple(v) for k, v in tables.items()},
+            shares=shares,
+            dests=None if dests is None else tuple(tuple(d) for d in dests),
         )

@@ -49,6 +49,19 @@ class DeadlockReport:
         An order change (or buffer size) that removes the cycle, where one was found.
     entries : int
         Number of (link, transfer) entries in the model.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> from supermesh.verify.deadlock.tree_schedule import TreeSchedule
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0), (0, 2, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> report = check_deadlock(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p))
+    >>> report.deadlock_free, report.cycle, report.findings()
+    (True, None, [])
+    >>> report.to_json()["deadlock_free"]
+    True
     """
 
     deadlock_free: bool

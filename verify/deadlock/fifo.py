@@ -81,6 +81,15 @@ PERIODIC_CHUNKS = 2
 def arc_text(a: Arc) -> str:
     """``"u->v#k"``.
 
+    Parameters
+    ----------
+    a : (int, int, int)
+        An arc ``(u, v, key)``.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> arc_text((5, 1, 0))
@@ -142,6 +151,14 @@ class FifoModel:
         The standard order, where ``fifos`` deviate from it (offered as a fix).
     note : str
         How the model was made (quoted in the deadlock argument).
+
+    Examples
+    --------
+    >>> link = (0, 1, 0)
+    >>> a, b = Transfer("bcast", 0, 0, 0, link), Transfer("bcast", 0, 0, 1, link)
+    >>> m = FifoModel({link: [a, b]}, {a: (link,), b: (link,)}, {a: (), b: ()}, buffers=None)
+    >>> m.buffers, [str(x) for x in m.fifos[link]]
+    (None, ['bcast set 0 tree 0 chunk 0 0->1#0', 'bcast set 0 tree 0 chunk 1 0->1#0'])
     """
 
     fifos: dict[Arc, list[Transfer]]
@@ -175,6 +192,20 @@ def row_slots(schedule: Schedule, slots: str = "auto") -> bool:
 
     ``slots``: ``"auto"`` (per row exactly for weighted tables), ``"row"`` or ``"link"``.
 
+    Parameters
+    ----------
+    schedule : Schedule
+    slots : {"auto", "row", "link"}
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    SupermeshError
+        On another ``slots``.
+
     Examples
     --------
     >>> from supermesh.trees.schedule.model import Schedule
@@ -191,6 +222,23 @@ def is_periodic(schedule: Schedule, *, slots: str = "auto") -> bool:
     """Whether the periodicity argument of the module docstring applies to a table.
 
     With per-row slots (:func:`row_slots`) the entries' chunk counts may differ.
+
+    Parameters
+    ----------
+    schedule : Schedule
+        A schedule table.
+    slots : {"auto", "row", "link"}
+        The receive-slot model (see :func:`row_slots`).
+
+    Returns
+    -------
+    bool
+        True when 2 chunks per entry decide deadlock freedom for every chunk count.
+
+    Raises
+    ------
+    SupermeshError
+        On an unknown ``slots``.
 
     Examples
     --------

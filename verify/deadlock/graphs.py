@@ -88,6 +88,16 @@ def fifo_model(
     SupermeshError
         On a malformed schedule (see :func:`~supermesh.verify.deadlock.fifo.table_model` and
         :func:`~supermesh.verify.deadlock.tree_schedule.tree_model`) or another type.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> m = fifo_model(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p, chunks=2))
+    >>> sorted(m.fifos), m.buffers
+    ([(0, 1, 0), (1, 3, 0)], 1)
     """
     if isinstance(schedule, Schedule):
         return table_model(
@@ -107,10 +117,32 @@ def fifo_orders(G: nx.MultiDiGraph, schedule: AnySchedule) -> dict[Arc, list[Tra
 
     A table is unrolled over every chunk here.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    schedule : Schedule, TreeSchedule or FifoModel
+        A schedule table, an explicit tree schedule, or a ready model.
+
+    Returns
+    -------
+    dict
+        Link ``(u, v, key)`` -> its transfers in service order.
+
     Raises
     ------
     SupermeshError
         See :func:`fifo_model`.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> orders = fifo_orders(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p, chunks=2))
+    >>> sorted(orders), [len(q) for _, q in sorted(orders.items())]
+    ([(0, 1, 0), (1, 3, 0)], [2, 2])
     """
     return fifo_model(G, schedule, periodic=False).fifos
 
@@ -127,6 +159,16 @@ def model_wait_graph(model: FifoModel) -> nx.DiGraph:
     networkx.DiGraph
         As :func:`wait_for_graph`, for a model already built (the deadlock analysis re-checks
         modified models with it).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> m = fifo_model(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p))
+    >>> nx.is_directed_acyclic_graph(model_wait_graph(m))
+    True
     """
     hops = model.hops
     W = nx.DiGraph()
@@ -181,6 +223,25 @@ def wait_for_graph(
     ``reason`` in ``fifo``, ``hop``, ``data``, ``barrier``, ``buffer`` means ``x`` cannot start
     before ``y`` has started. A table is unrolled over every chunk.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    schedule : Schedule, TreeSchedule or FifoModel
+        A schedule table, an explicit tree schedule, or a ready model.
+    buffers : int, None or "default"
+        Chunk slots per link at the receiver (see :func:`fifo_model`).
+
+    Returns
+    -------
+    networkx.DiGraph
+        Nodes ``(link, transfer)`` and ``"barrier"``; edges with ``reason``.
+
+    Raises
+    ------
+    SupermeshError
+        See :func:`fifo_model`.
+
     Examples
     --------
     >>> from supermesh.topologies import build
@@ -206,6 +267,16 @@ def channel_graph(W: nx.DiGraph) -> nx.DiGraph:
     -------
     networkx.DiGraph
         As :func:`dependency_graph`.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> t = Tree(root=0, arcs=((0, 1, 0), (1, 3, 0)), height=2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> W = wait_for_graph(build("mesh:2x2"), TreeSchedule("broadcast", out_trees=p))
+    >>> sorted(channel_graph(W).edges())
+    [(('link', (1, 3, 0)), ('link', (0, 1, 0)))]
     """
     C = nx.DiGraph()
 
@@ -240,6 +311,25 @@ def dependency_graph(
     ``buffers`` is finite) and ``("barrier", None)``; an edge ``A -> B`` means a transfer holding
     or queued on ``A`` may wait for ``B``. Edges carry ``count``, the number of entry-level waits
     merged into them. FIFO waits between entries of one link are not edges (no self-loops).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    schedule : Schedule, TreeSchedule or FifoModel
+        A schedule table, an explicit tree schedule, or a ready model.
+    buffers : int, None or "default"
+        Chunk slots per link at the receiver (see :func:`fifo_model`).
+
+    Returns
+    -------
+    networkx.DiGraph
+        Nodes ``("link", arc)``, ``("buffer", arc)``, ``("barrier", None)``; edges with ``count``.
+
+    Raises
+    ------
+    SupermeshError
+        See :func:`fifo_model`.
 
     Examples
     --------

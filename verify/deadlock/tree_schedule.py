@@ -118,6 +118,16 @@ class TreeSchedule:
 def transfers(schedule: TreeSchedule) -> list[Transfer]:
     """Every transfer of the schedule, phase by phase, set by set, tree by tree, chunk by chunk.
 
+    Parameters
+    ----------
+    schedule : TreeSchedule
+        The explicit tree schedule.
+
+    Returns
+    -------
+    list of Transfer
+        In that order.
+
     Examples
     --------
     >>> t = Tree(root=0, arcs=((0, 1, 0),), height=1)

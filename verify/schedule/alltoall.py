@@ -13,11 +13,16 @@ Routes
     over existing arcs from its source to its destination that visits no chiplet twice; each hop
     waits for exactly the previous one (the first for nothing), carries the route's chunks, and
     has ``op`` ``send`` on the first hop and ``recv-send`` after.
+Header
+    ``ranks`` are the compute chiplets, ascending (their positions number the blocks); no
+    barrier; with ``nbytes``, ``C = max(the most routes of a pair, ceil(nbytes / (n *
+    chunk_bytes)))``; entries in (depth, route, src, dst, key) order.
 Delivery
     sources and destinations are distinct ranks; for every ordered pair of ranks, the chunk
     ranges of its routes cover the pair's block ``[b*C, b*C + C - 1]`` (``b = i*n + j``) exactly
     once, so every block from every source reaches its destination exactly once; each pair's
-    shares add up to 1.
+    shares add up to 1 and split the block, in route order, by the largest-remainder rule of
+    weighted tables.
 Causality
     the steps of each link are ``0 .. n-1``; the FIFO order (chunk index, then step) and the
     data waits admit an execution: the wait graph over (entry, chunk index) transfers has no
@@ -40,6 +45,7 @@ import networkx as nx
 
 from supermesh.trees.schedule.model import Schedule, ScheduleEntry
 from supermesh.verify.findings import Finding
+from supermesh.verify.schedule.shares import split_parts
 from supermesh.verify.trees.arborescence import span_nodes
 
 __all__ = ["check_alltoall"]
@@ -154,7 +160,18 @@ def _routes(s: Schedule, ranks: list[int]) -> list[Finding]:
         else:
             if at != dst:
                 found.append(Finding("route-ends", f"{w} ends at {at}", tree=t))
-        cover[(src, dst)].append((path[0].chunk_first, path[0].chunk_last, t))
+        first, last = path[0].chunk_first, path[0].chunk_last
+        if not 0 <= first <= last < len(ranks) ** 2 * s.chunks:
+            found.append(
+                Finding(
+                    "route-chunks",
+                    f"{w} carries chunks {first}..{last}, not a range of the "
+                    f"{len(ranks) ** 2 * s.chunks} chunk ids",
+                    tree=t,
+                )
+            )
+            continue
+        cover[(src, dst)].append((first, last, t))
         share_sum[(src, dst)] += shares[t]
     pos = {r: i for i, r in enumerate(ranks)}
     n, c = len(ranks), s.chunks
@@ -163,15 +180,17 @@ def _routes(s: Schedule, ranks: list[int]) -> list[Finding]:
             if a == b:
                 continue
             block = (pos[a] * n + pos[b]) * c
-            got: list[int] = []
-            for first, last, _ in cover.get((a, b), []):
-                got += range(first, last + 1)
-            if sorted(got) != list(range(block, block + c)):
+            got = sorted(cover.get((a, b), []))
+            at = block  # the intervals, in order, must tile the block: no list of chunk ids
+            for first, last, _ in got:
+                at = last + 1 if first == at else -1
+            if at != block + c:
+                shown = ", ".join(f"{f}..{last}" for f, last, _ in got[:4])
                 found.append(
                     Finding(
                         "block-coverage",
                         f"the block from {a} to {b} (chunks {block}..{block + c - 1}) is carried "
-                        f"as {sorted(got)[:6]}{'...' if len(got) > 6 else ''}: not each chunk once",
+                        f"as [{shown}{', ...' if len(got) > 4 else ''}]: not each chunk once",
                     )
                 )
             elif abs(share_sum[(a, b)] - 1.0) > 1e-9:
@@ -181,6 +200,55 @@ def _routes(s: Schedule, ranks: list[int]) -> list[Finding]:
                         f"the shares of the routes {a} -> {b} add up to {share_sum[(a, b)]}, not 1",
                     )
                 )
+            else:
+                ts = sorted(t for _, _, t in cover[(a, b)])
+                parts = split_parts(c, [shares[t] for t in ts])
+                expect, first = [], block
+                for t, count in zip(ts, parts or [], strict=False):
+                    expect.append((first, first + count - 1, t))
+                    first += count
+                if parts is None or sorted(cover[(a, b)], key=lambda x: x[2]) != expect:
+                    found.append(
+                        Finding(
+                            "shares",
+                            f"the routes {a} -> {b} do not split their block by their shares "
+                            "(largest remainders, in route order)",
+                        )
+                    )
+    return found
+
+
+def _header(s: Schedule, ranks: list[int]) -> list[Finding]:
+    found: list[Finding] = []
+    if list(s.ranks) != ranks:
+        found.append(
+            Finding(
+                "ranks-mismatch",
+                "the ranks are not the compute chiplets in ascending order (their positions "
+                "number the blocks)",
+            )
+        )
+    if s.barrier:
+        found.append(Finding("bad-field", "an AllToAll table has no barrier"))
+    pairs: dict[tuple[int, int], int] = defaultdict(int)
+    for a, b in zip(s.roots[0] if s.roots else (), (s.dests or ((),))[0], strict=False):
+        pairs[(a, b)] += 1
+    if s.nbytes is not None and pairs:
+        n = len(ranks)
+        want = max(max(pairs.values()), -(-s.nbytes // (n * s.chunk_bytes)))
+        if s.chunks != want:
+            found.append(
+                Finding(
+                    "chunk-count",
+                    f"chunks is {s.chunks}, but nbytes {s.nbytes} over {n} ranks in chunks of "
+                    f"{s.chunk_bytes} B gives {want}",
+                )
+            )
+    keys = [(e.depth, e.tree_index, e.src, e.dst, e.key) for e in s.entries]
+    if keys != sorted(keys):
+        found.append(
+            Finding("entry-order", "entries are not in (depth, route, src, dst, key) order")
+        )
     return found
 
 
@@ -251,13 +319,8 @@ def check_alltoall(G: nx.MultiDiGraph, schedule: Schedule) -> list[Finding]:
     if schedule.dests is None or schedule.chunks < 1:
         return [Finding("bad-field", "an AllToAll table needs dests and at least 1 chunk")]
     found = _structure(G, schedule)
-    ranks = sorted(set(schedule.ranks) & set(span_nodes(G)))
-    if sorted(schedule.ranks) != sorted(span_nodes(G)):
-        found.append(
-            Finding(
-                "ranks-mismatch", "the schedule's ranks are not the topology's compute chiplets"
-            )
-        )
+    ranks = sorted(span_nodes(G))
+    found += _header(schedule, ranks)
     if any(f.code in ("bad-field", "entry-id") for f in found):
         return found
     found += _routes(schedule, ranks)

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from supermesh.errors import InputFileError, SupermeshError
-from supermesh.trees.schedule.model import Schedule
+from supermesh.trees.schedule.model import FIELDS, Schedule
 from supermesh.verify.deadlock.analysis import check_deadlock
 from supermesh.verify.deadlock.fifo import PERIODIC_CHUNKS, is_periodic
-from supermesh.verify.documents import FileReport, topology_for
+from supermesh.verify.documents import FileReport, topology_for, unknown_fields
 from supermesh.verify.findings import Finding
 from supermesh.verify.schedule.tables import check_schedule
 
@@ -25,6 +25,22 @@ __all__ = ["MAX_TRANSFERS", "check_schedule_file"]
 
 MAX_TRANSFERS = 2_000_000
 """Largest number of (entry, chunk) transfers the deadlock analysis of a file unrolls."""
+TOP = (
+    "format",
+    "version",
+    "topology",
+    "collective",
+    "nbytes",
+    "chunk_bytes",
+    "chunks",
+    "barrier",
+    "roots",
+    "ranks",
+    "entries",
+    "tables",
+    "shares",
+    "dests",
+)
 _BLOCKING = {"entry-id", "bad-field", "dep-missing", "dep-chunks"}
 """Schedule findings that leave the FIFO model undefined (no deadlock analysis then)."""
 
@@ -90,13 +106,30 @@ def check_schedule_file(doc: dict[str, Any], source: str, base_dir: Path | None)
     ------
     InputFileError
         If the document does not parse as a schedule.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> from supermesh.trees.schedule.build import build_schedule
+    >>> t = Tree(0, ((0, 1, 0), (0, 2, 0), (1, 3, 0)), 2)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((t,)),))
+    >>> doc = build_schedule(build("mesh:2x2"), "allreduce", p, chunks=2).to_json()
+    >>> check_schedule_file(doc, "ar.json", None).verdict
+    'OK'
+    >>> doc["entries"][0]["depth"] = 7
+    >>> check_schedule_file(doc, "ar.json", None).verdict
+    'FAILED'
     """
+    unknown = unknown_fields(doc, TOP, "the file")
+    for i, e in enumerate(doc.get("entries") or [] if isinstance(doc.get("entries"), list) else []):
+        unknown += unknown_fields(e, FIELDS, f"entry #{i}")
     try:
         schedule = Schedule.from_json(doc, source=source)
     except (TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise InputFileError(f"{source}: malformed schedule file ({exc})") from None
     G = topology_for(schedule.topology, base_dir)
-    found = check_schedule(G, schedule)
+    found = unknown + check_schedule(G, schedule)
     verdict, extra = _deadlock(G, schedule, found)
     summary = (
         f"schedule {schedule.collective} on {schedule.topology}: {len(schedule.entries)} "

@@ -43,12 +43,46 @@ CAP = 5  # findings of one kind per tree
 
 
 def where(e: ScheduleEntry) -> str:
-    """``"rs set 0 tree 2 (root 5)"``: the tree an entry belongs to."""
+    """``"rs set 0 tree 2 (root 5)"``: the tree an entry belongs to.
+
+    Parameters
+    ----------
+    e : ScheduleEntry
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from supermesh.trees.schedule.model import ScheduleEntry
+    >>> e = ScheduleEntry(0, "reduce", "rs", 0, 2, 5, 0, 0, 1, 5, 0, 0, 1, (), "send", "reduce")
+    >>> where(e)
+    'rs set 0 tree 2 (root 5)'
+    """
     return f"{e.phase} set {e.set_index} tree {e.tree_index} (root {e.root})"
 
 
 def group_entries(s: Schedule) -> dict[Group, list[ScheduleEntry]]:
-    """The entries of each (phase, set, tree), in id order."""
+    """The entries of each (phase, set, tree), in id order.
+
+    Parameters
+    ----------
+    s : Schedule
+
+    Returns
+    -------
+    dict
+        ``(phase, set, tree)`` -> its entries.
+
+    Examples
+    --------
+    >>> from supermesh.trees.schedule.model import Schedule, ScheduleEntry
+    >>> e = ScheduleEntry(0, "reduce", "reduce", 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, (), "send", "reduce")
+    >>> s = Schedule("mesh:1x2", "reduce", 1, 12288, None, False, ((0,),), (0, 1), (e,), {})
+    >>> {k: [x.id for x in v] for k, v in group_entries(s).items()}
+    {('reduce', 0, 0): [0]}
+    """
     out: dict[Group, list[ScheduleEntry]] = defaultdict(list)
     for e in s.entries:
         out[(e.phase, e.set_index, e.tree_index)].append(e)
@@ -56,7 +90,26 @@ def group_entries(s: Schedule) -> dict[Group, list[ScheduleEntry]]:
 
 
 def typical_entry(es: list[ScheduleEntry]) -> ScheduleEntry:
-    """The entry whose (root, chunk range) most entries of the tree share (ties: lowest id)."""
+    """The entry whose (root, chunk range) most entries of the tree share (ties: lowest id).
+
+    Parameters
+    ----------
+    es : list of ScheduleEntry
+        The entries of one tree (nonempty).
+
+    Returns
+    -------
+    ScheduleEntry
+
+    Examples
+    --------
+    >>> from supermesh.trees.schedule.model import ScheduleEntry
+    >>> def entry(i, first):
+    ...     return ScheduleEntry(i, "reduce", "reduce", 0, 0, 0, first, first, 1, 0, 0, 0, 1, (),
+    ...                          "send", "reduce")
+    >>> typical_entry([entry(0, 3), entry(1, 0), entry(2, 0)]).id
+    1
+    """
     votes = Counter((e.root, e.chunk_first, e.chunk_last) for e in es)
     best = max(votes.values())
     return next(e for e in es if votes[(e.root, e.chunk_first, e.chunk_last)] == best)
@@ -65,7 +118,29 @@ def typical_entry(es: list[ScheduleEntry]) -> ScheduleEntry:
 def tree_finding(
     code: str, e: ScheduleEntry, msg: str, severity: str = "error", **kw: Any
 ) -> Finding:
-    """A finding about the tree of entry ``e``, its message prefixed with the tree and chunks."""
+    """A finding about the tree of entry ``e``, its message prefixed with the tree and chunks.
+
+    Parameters
+    ----------
+    code : str
+    e : ScheduleEntry
+    msg : str
+    severity : {"error", "warning"}
+    **kw
+        Further :class:`~supermesh.verify.findings.Finding` fields.
+
+    Returns
+    -------
+    Finding
+        Naming the entry's set and tree.
+
+    Examples
+    --------
+    >>> from supermesh.trees.schedule.model import ScheduleEntry
+    >>> e = ScheduleEntry(0, "reduce", "rs", 0, 2, 5, 0, 0, 1, 5, 0, 0, 1, (), "send", "reduce")
+    >>> tree_finding("bad-field", e, "a message").message.startswith("rs set 0 tree 2 (root 5)")
+    True
+    """
     return Finding(
         code,
         f"{where(e)}, chunks {e.chunk_first}..{e.chunk_last}: {msg}",
@@ -76,26 +151,44 @@ def tree_finding(
     )
 
 
-def _deps_check(e: ScheduleEntry, need: list[ScheduleEntry], what: str) -> list[Finding]:
+def _deps_check(
+    e: ScheduleEntry, need: list[ScheduleEntry], what: str, entries: int
+) -> list[Finding]:
+    """``e.deps`` must be exactly the entries of ``need`` (the documented set)."""
     missing = sorted(d.id for d in need if d.id not in e.deps)
-    if not missing:
-        return []
-    return [
-        tree_finding(
-            "deps-incomplete",
-            e,
-            f"entry {e.id} ({e.src}->{e.dst}) sends before {what}: "
-            f"it does not wait for entries {missing}",
-            entry=e.id,
-            node=e.src,
+    # ids naming no entry are dep-missing findings of the table check, not repeated here
+    extra = sorted(d for d in set(e.deps) - {d.id for d in need} if 0 <= d < entries)
+    found = []
+    if missing:
+        found.append(
+            tree_finding(
+                "deps-incomplete",
+                e,
+                f"entry {e.id} ({e.src}->{e.dst}) sends before {what}: "
+                f"it does not wait for entries {missing}",
+                entry=e.id,
+                node=e.src,
+            )
         )
-    ]
+    if extra:
+        found.append(
+            tree_finding(
+                "dep-extra",
+                e,
+                f"entry {e.id} ({e.src}->{e.dst}) waits for entries {extra}, which are not the "
+                f"deliveries it needs (deps lists exactly those: {sorted(d.id for d in need)})",
+                entry=e.id,
+                node=e.src,
+            )
+        )
+    return found
 
 
 def _out_flow(
     es: list[ScheduleEntry],
     ranks: set[int],
     gathered: list[ScheduleEntry] | None,
+    entries: int,
 ) -> list[Finding]:
     found: list[Finding] = []
     head = typical_entry(es)
@@ -126,8 +219,7 @@ def _out_flow(
     for e in es:
         if e.src == root:
             op = "send"
-            if gathered is not None:
-                found += _deps_check(e, gathered, "the root has reduced the chunks")
+            found += _deps_check(e, gathered or [], "the root has reduced the chunks", entries)
         else:
             op = "recv-send"
             if not into.get(e.src):
@@ -140,7 +232,9 @@ def _out_flow(
                         node=e.src,
                     )
                 )
-            found += _deps_check(e, into.get(e.src, []), f"node {e.src} has received the chunks")
+            found += _deps_check(
+                e, into.get(e.src, []), f"node {e.src} has received the chunks", entries
+            )
         if (e.op, e.on_recv) != (op, "store"):
             found.append(
                 tree_finding(
@@ -158,10 +252,22 @@ def _out_flow(
                     "depth-mismatch",
                     e,
                     f"entry {e.id} says depth {e.depth}, node {e.dst} is at depth {depth[e.dst]}",
-                    "warning",
                     entry=e.id,
                 )
             )
+    for v in sorted(set(into) - ranks - set(out_of)):
+        found.append(
+            tree_finding(
+                "relay-leaf",
+                into[v][0],
+                f"node {v} is not a rank but receives these chunks and forwards them to nobody: "
+                "a chiplet that takes no part may only relay",
+                entry=into[v][0].id,
+                node=v,
+            )
+        )
+    if root not in ranks:
+        found.append(tree_finding("roots-mismatch", head, f"root {root} is not a rank", node=root))
     lost = sorted(ranks - set(depth))
     if lost:
         found.append(
@@ -175,7 +281,7 @@ def _out_flow(
     return found
 
 
-def _in_flow(es: list[ScheduleEntry], ranks: set[int]) -> list[Finding]:
+def _in_flow(es: list[ScheduleEntry], ranks: set[int], entries: int) -> list[Finding]:
     found: list[Finding] = []
     head = typical_entry(es)
     root = head.root
@@ -194,7 +300,7 @@ def _in_flow(es: list[ScheduleEntry], ranks: set[int]) -> list[Finding]:
             )
     for e in es:
         inputs = into.get(e.src, [])
-        found += _deps_check(e, inputs, f"node {e.src} has all its inputs")
+        found += _deps_check(e, inputs, f"node {e.src} has all its inputs", entries)
         if not inputs and e.src not in ranks:
             # a relay that receives nothing has no data: its send carries nothing to reduce
             found.append(
@@ -280,10 +386,11 @@ def _in_flow(es: list[ScheduleEntry], ranks: set[int]) -> list[Finding]:
                     "depth-mismatch",
                     e,
                     f"entry {e.id} says depth {e.depth}, node {e.src} is at depth {depth[e.src]}",
-                    "warning",
                     entry=e.id,
                 )
             )
+    if root not in ranks:
+        found.append(tree_finding("roots-mismatch", head, f"root {root} is not a rank", node=root))
     return found
 
 
@@ -300,9 +407,9 @@ def check_tree_flows(s: Schedule, ranks: list[int]) -> list[Finding]:
     Returns
     -------
     list of Finding
-        ``deps-incomplete``, ``op-mismatch``, ``depth-mismatch`` (warning), ``received-twice``,
-        ``chunk-undelivered``, ``root-sends``, ``cycle``, ``chunk-incomplete``,
-        ``double-count``.
+        ``deps-incomplete``, ``dep-extra``, ``op-mismatch``, ``depth-mismatch``,
+        ``received-twice``, ``chunk-undelivered``, ``relay-leaf``, ``roots-mismatch``,
+        ``root-sends``, ``cycle``, ``chunk-incomplete``, ``double-count``.
 
     Examples
     --------
@@ -327,10 +434,10 @@ contributions of ranks [4]']
                     reduced[(e.root, e.chunk_first, e.chunk_last)].append(e)
     for (phase, _, _), es in groups.items():
         if phase in IN_PHASES:
-            found += _in_flow(es, rank_set)
+            found += _in_flow(es, rank_set, len(s.entries))
         else:
             head = typical_entry(es)
             key = (head.root, head.chunk_first, head.chunk_last)
             gathered = reduced.get(key, []) if s.collective == "allreduce" else None
-            found += _out_flow(es, rank_set, gathered)
+            found += _out_flow(es, rank_set, gathered, len(s.entries))
     return found

@@ -19,15 +19,34 @@ from supermesh.trees.schedule.model import Schedule
 from supermesh.verify.findings import Finding
 from supermesh.verify.schedule.flow import PER_RANK
 
-__all__ = ["SHARE_TOLERANCE", "Ranges", "check_shares", "weighted_ranges"]
+__all__ = ["SHARE_TOLERANCE", "Ranges", "check_shares", "split_parts", "weighted_ranges"]
 
 SHARE_TOLERANCE = 1e-9
 """How far the shares of one root may be from adding up to 1 (as documented for the tables)."""
 Ranges = dict[tuple[int, int], tuple[int, int]]
 
 
-def _parts(chunks: int, shares: list[float]) -> list[int] | None:
-    """Largest-remainder split of ``chunks`` by ``shares`` (None if it cannot give each one)."""
+def split_parts(chunks: int, shares: list[float]) -> list[int] | None:
+    """Largest-remainder split of ``chunks`` by ``shares`` (None if it cannot give each one).
+
+    Parameters
+    ----------
+    chunks : int
+        The chunks of one block.
+    shares : list of float
+        The trees' (or routes') shares of it, in their order.
+
+    Returns
+    -------
+    list of int or None
+        Chunks per tree, each at least 1, in order; ``None`` when there are fewer chunks than
+        trees or a share is not positive.
+
+    Examples
+    --------
+    >>> split_parts(5, [0.5, 0.3, 0.2]), split_parts(1, [0.5, 0.5])
+    ([3, 1, 1], None)
+    """
     weights = [Fraction(x) for x in shares]
     if chunks < len(weights) or not all(w > 0 for w in weights):
         return None
@@ -81,7 +100,7 @@ def weighted_ranges(
     out: Ranges = {}
     for b, r in enumerate(sorted(trees, key=lambda r: position[r])):
         mine = trees[r]
-        counts = _parts(chunks, [shares[si][ti] for si, ti in mine])
+        counts = split_parts(chunks, [shares[si][ti] for si, ti in mine])
         if counts is None:
             continue
         start = b * chunks
@@ -98,6 +117,27 @@ def check_shares(s: Schedule, ranks: list[int]) -> list[Finding]:
     -------
     list of Finding
         ``share-mismatch``; empty for a table without shares.
+
+    Parameters
+    ----------
+    s : Schedule
+        The table.
+    ranks : list of int
+        The ranks, in rank order (they number the root blocks).
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import Tree, TreePacking, TreeSet
+    >>> from supermesh.trees.schedule.build import build_schedule
+    >>> a = Tree(0, ((0, 1, 0), (0, 2, 0), (1, 3, 0)), 2, share=0.5)
+    >>> b = Tree(0, ((0, 2, 0), (0, 1, 0), (2, 3, 0)), 2, share=0.5)
+    >>> s = dataclasses.replace(build_schedule(build("mesh:2x2"), "broadcast",
+    ...     TreePacking("mesh:2x2", "out", "feasible", (TreeSet((a,)),)), chunks=2),
+    ...     shares=((0.5, 0.25),), roots=((0, 0),))
+    >>> [f.code for f in check_shares(s, [0, 1, 2, 3])]
+    ['share-mismatch']
     """
     if s.shares is None:
         return []

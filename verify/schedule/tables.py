@@ -34,6 +34,7 @@ BRIEF sections 3, 4 and 7 (the per-chiplet schedule table of the paper).
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -44,7 +45,7 @@ from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule.model import COLLECTIVES, ROUTE_COLLECTIVES, Schedule, ScheduleEntry
 from supermesh.verify.findings import Finding
 from supermesh.verify.schedule.alltoall import check_alltoall
-from supermesh.verify.schedule.flow import PHASES_OF, check_tree_flows, where
+from supermesh.verify.schedule.flow import PER_RANK, PHASES_OF, check_tree_flows, where
 from supermesh.verify.schedule.packings import check_packings
 from supermesh.verify.schedule.ranges import check_chunk_ranges
 from supermesh.verify.trees.arborescence import span_nodes
@@ -95,6 +96,13 @@ def _entry_fields(
             f"carries chunks {e.chunk_first}..{e.chunk_last}: a tree of a weighted table "
             f"carries 1 to {s.chunks} chunks (part of its root's block)",
         )
+    if not (e.set_index < len(s.roots) and e.tree_index < len(s.roots[e.set_index])):
+        bad(
+            "bad-field",
+            f"names set {e.set_index} tree {e.tree_index}, which the schedule's roots do not list",
+        )
+    if len(set(e.deps)) != len(e.deps):
+        bad("dep-missing", f"lists a dependency twice: {list(e.deps)}")
     for i in e.deps:
         d = by_id.get(i)
         if d is None or i == e.id:
@@ -107,16 +115,6 @@ def _entry_fields(
                 "dep-chunks",
                 f"waits for chunks {e.chunk_first}..{e.chunk_last} from entry "
                 f"{i}, which carries {d.chunk_first}..{d.chunk_last}",
-            )
-        elif d.dst != e.src:
-            found.append(
-                Finding(
-                    "dep-unrelated",
-                    f"{w}: waits for entry {i}, which delivers "
-                    f"to {d.dst}, not to its sender {e.src}",
-                    "warning",
-                    entry=e.id,
-                )
             )
     return found
 
@@ -133,6 +131,15 @@ def _tables(G: nx.MultiDiGraph, s: Schedule) -> list[Finding]:
             Finding("node-out-of-range", f"tables list node {n}, not in the topology", node=n)
         )
     for n in sorted(G):
+        if n not in s.tables:
+            found.append(
+                Finding(
+                    "table-mismatch",
+                    f"chiplet {n} has no table (every node has one, maybe empty)",
+                    node=n,
+                )
+            )
+            continue
         want, got = sorted(rows.get(n, [])), list(s.tables.get(n, ()))
         if got != want:
             missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
@@ -215,6 +222,45 @@ def _fifo(s: Schedule, by_id: dict[int, ScheduleEntry]) -> list[Finding]:
     return found
 
 
+def _header(s: Schedule) -> list[Finding]:
+    """The schedule-wide fields: the barrier, the roots, and chunks against nbytes."""
+    found: list[Finding] = []
+    if s.barrier != (s.collective == "allreduce"):
+        found.append(
+            Finding(
+                "bad-field",
+                f"barrier is {str(s.barrier).lower()}: it is true exactly for allreduce (the ag "
+                "phase waits for every reduced chunk)",
+            )
+        )
+    if not s.roots or not all(s.roots):
+        found.append(Finding("bad-field", "roots lists no tree (every set needs one)"))
+    if s.nbytes is not None and s.roots and all(s.roots):
+        want = _chunks_for(s)
+        if want != s.chunks:
+            found.append(
+                Finding(
+                    "chunks-mismatch",
+                    f"chunks is {s.chunks}, but nbytes {s.nbytes} in chunks of {s.chunk_bytes} B "
+                    f"gives {want} (the documented rule for {s.collective}"
+                    + (" with shares)" if s.weighted else ")"),
+                )
+            )
+    return found
+
+
+def _chunks_for(s: Schedule) -> int:
+    """The chunk count the documented rule derives from ``nbytes`` (module docstring of build)."""
+    assert s.nbytes is not None
+    roots = [r for rs in s.roots for r in rs]
+    if s.shares is not None:
+        blocks = len(set(roots))
+        most = max(roots.count(r) for r in set(roots))
+        return max(1, math.ceil(s.nbytes / (blocks * s.chunk_bytes)), most)
+    share = len(s.ranks) if s.collective in PER_RANK else len(roots)
+    return max(1, math.ceil(s.nbytes / (share * s.chunk_bytes)))
+
+
 def check_schedule(
     G: nx.MultiDiGraph,
     schedule: Schedule,
@@ -261,7 +307,7 @@ def check_schedule(
         return [Finding("bad-field", f"unknown collective {schedule.collective!r}")]
     if schedule.chunks < 1:
         return [Finding("bad-field", f"chunks is {schedule.chunks}, not a positive count")]
-    found: list[Finding] = []
+    found: list[Finding] = _header(schedule)
     by_id: dict[int, ScheduleEntry] = {}
     for i, e in enumerate(schedule.entries):
         if e.id != i or e.id in by_id:
@@ -274,6 +320,17 @@ def check_schedule(
             )
         by_id.setdefault(e.id, e)
     compute = span_nodes(G)
+    listed = list(schedule.ranks)
+    if listed != sorted(set(listed)):
+        twice = sorted({r for r in listed if listed.count(r) > 1})
+        found.append(
+            Finding(
+                "ranks-order",
+                "the ranks must be distinct chiplets in ascending order (a rank's position "
+                "numbers its block)"
+                + (f": {twice[:8]} appear more than once" if twice else f", not {listed[:8]}..."),
+            )
+        )
     strangers = sorted(set(schedule.ranks) - set(compute))
     # the data flows are checked over the ranks that exist, so one bad id is one finding
     ranks = sorted(set(schedule.ranks) & set(compute))
@@ -310,7 +367,7 @@ def check_schedule(
         found += _entry_fields(G, schedule, e, by_id)
     found += _tables(G, schedule)
     found += _fifo(schedule, by_id)
-    if not any(f.code in ("entry-id", "bad-field") for f in found):
+    if not any(f.code in ("entry-id", "bad-field", "ranks-order") for f in found):
         found += check_chunk_ranges(schedule, ranks)
         found += check_tree_flows(schedule, ranks)
         if packings is not None:

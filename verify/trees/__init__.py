@@ -8,7 +8,8 @@
   Frank subpartition, a height cap below a root's distance), recounted.
 - :mod:`~supermesh.verify.trees.heights`: claimed heights and lower bounds against recomputed
   root eccentricities.
-- :mod:`~supermesh.verify.trees.rates`: weighted packings, every link's load in exact fractions.
+- :mod:`~supermesh.verify.trees.rates`: weighted packings, every link's load in exact fractions
+  (recounted by :mod:`~supermesh.verify.trees.loads`).
 - :mod:`~supermesh.verify.trees.file`: a tree file (its fields, then the packing), for
   :func:`~supermesh.verify.files.check_file`.
 """
@@ -28,10 +29,10 @@ _EXPORTS: dict[str, str] = {
     "crossing_arcs": "supermesh.verify.trees.certificates",
     "check_height_claim": "supermesh.verify.trees.heights",
     "eccentricity": "supermesh.verify.trees.heights",
-    "RateReport": "supermesh.verify.trees.rates",
+    "RateReport": "supermesh.verify.trees.loads",
     "check_weighted_packing": "supermesh.verify.trees.rates",
     "is_weighted_packing": "supermesh.verify.trees.rates",
-    "rate_report": "supermesh.verify.trees.rates",
+    "rate_report": "supermesh.verify.trees.loads",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -34,6 +34,17 @@ Arc = tuple[int, int, int]
 def span_nodes(G: nx.MultiDiGraph, span: Iterable[int] | None = None) -> list[int]:
     """The nodes a tree must reach: ``span`` if given, else every compute chiplet.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    span : iterable of int, optional
+
+    Returns
+    -------
+    list of int
+        Ascending.
+
     Examples
     --------
     >>> from supermesh.topologies import build

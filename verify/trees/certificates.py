@@ -32,7 +32,6 @@ References
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -41,13 +40,39 @@ import networkx as nx
 from supermesh.errors import SupermeshError
 from supermesh.trees.model import TreePacking
 from supermesh.verify.findings import Finding
+from supermesh.verify.trees.heights import check_eccentricity_certificate
 
 __all__ = [
+    "CERTIFICATE_FIELDS",
+    "KINDS",
     "check_certificate",
     "check_edmonds_certificate",
     "check_frank_certificate",
     "crossing_arcs",
 ]
+
+
+KINDS = (None, "subpartition", "cut-family", "eccentricity", "solver", "root-sets")
+CERTIFICATE_FIELDS = (
+    "kind",
+    "set",
+    "sets",
+    "roots",
+    "entering_arcs",
+    "required",
+    "trees",
+    "distinct",
+    "entering_per_set",
+    "full_sets",
+    "root",
+    "node",
+    "distance",
+    "max_height",
+    "solver",
+    "reason",
+)
+"""The certificate kinds a tree file may carry (``None``: an Edmonds cut or a Frank
+subpartition, told apart by ``set`` / ``sets``)."""
 
 
 def _span(G: nx.MultiDiGraph, span: Iterable[int] | None) -> set[int]:
@@ -60,6 +85,23 @@ def crossing_arcs(G: nx.MultiDiGraph, X: Iterable[int], *, direction: str = "out
     """Number of arcs entering ``X`` (``direction="out"``) or leaving it (``"in"``).
 
     Parallel arcs count one each.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    X : iterable of int
+        A node set.
+    direction : {"out", "in"}
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    SupermeshError
+        On another direction.
 
     Examples
     --------
@@ -147,6 +189,8 @@ def check_edmonds_certificate(
     X, err = _node_set(G, certificate.get("set"), "'set'")
     if X is None:
         return _malformed(err or "bad set")
+    if not all(isinstance(r, int) and not isinstance(r, bool) and r in G for r in roots):
+        return _malformed(f"the roots {list(roots)[:8]} are not all node ids of the topology")
     entering = crossing_arcs(G, X, direction=direction)
     required = sum(1 for r in roots if r not in X)
     stated_a = _stated(certificate, "entering_arcs", "entering")
@@ -247,6 +291,8 @@ def check_frank_certificate(
                     _invalid(f"states {a} arcs crossing set #{i}, the true count is {true_a}")
                 )
     stated_k = _stated(certificate, "trees", "k")
+    if "trees" in certificate and stated_k is None:
+        return _malformed(f"'trees' is {certificate['trees']!r}, not a tree count")
     if stated_k is not None and stated_k != k:
         found.append(_invalid(f"is for {stated_k} trees, but {k} trees are claimed impossible"))
     seen: dict[int, int] = {}
@@ -281,6 +327,18 @@ def check_certificate(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]
     An Edmonds certificate must list its ``roots``; a Frank certificate its ``trees`` (k), or
     ``k`` is taken as one more than the trees of the packing's first set.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing : TreePacking
+        An infeasible answer with its ``certificate``.
+
+    Returns
+    -------
+    list of Finding
+        Empty when the certificate proves what it says.
+
     Examples
     --------
     >>> from supermesh.topologies import build
@@ -294,18 +352,27 @@ def check_certificate(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]
         return [Finding("certificate-missing", "there is no certificate")]
     if not isinstance(cert, dict):
         return _malformed("is not an object")
-    if cert.get("kind") == "eccentricity":
-        return _check_eccentricity_certificate(G, cert, packing)
-    if cert.get("kind") == "solver":
-        # a solver's infeasibility proof cannot be recounted here; say so instead of trusting it
-        return [
-            Finding(
-                "certificate-unchecked",
-                f"infeasibility rests on {cert.get('solver', 'a solver')}'s proof "
-                f"(max height {cert.get('max_height')}), which cannot be re-checked by counting",
-                severity="warning",
-            )
-        ]
+    kind = cert.get("kind")
+    if kind not in KINDS:
+        return _malformed(f"kind {kind!r} is not one of {', '.join(map(str, KINDS[1:]))}")
+    if kind == "eccentricity":
+        return check_eccentricity_certificate(
+            G, cert, direction=packing.direction, span=packing.span
+        )
+    if kind == "solver":
+        # a solver's proof cannot be recounted: the claim is reported unproven, not accepted
+        return []
+    from supermesh.verify.trees.families import check_cut_family, check_root_sets_certificate
+
+    if kind == "cut-family":
+        return check_cut_family(G, cert, direction=packing.direction, span=packing.span)[0]
+    if kind == "root-sets":
+        k = cert.get("required")
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            return _malformed("a root-set certificate must state 'required' (the set size)")
+        return check_root_sets_certificate(
+            G, k, cert, direction=packing.direction, span=packing.span
+        )
     if "sets" in cert:
         k = _stated(cert, "trees", "k")
         if k is None and packing.sets:
@@ -317,39 +384,3 @@ def check_certificate(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]
     if not isinstance(roots, list) or not all(isinstance(r, int) for r in roots):
         return _malformed("an Edmonds certificate must list its 'roots'")
     return check_edmonds_certificate(G, roots, cert, direction=packing.direction, span=packing.span)
-
-
-def _check_eccentricity_certificate(
-    G: nx.MultiDiGraph, cert: dict[str, Any], packing: TreePacking
-) -> list[Finding]:
-    """A height cap below some root's distance to a span node rules out every tree."""
-    root, node = _stated(cert, "root"), _stated(cert, "node")
-    distance, cap = _stated(cert, "distance"), _stated(cert, "max_height")
-    if root is None or node is None or distance is None or cap is None:
-        return _malformed(
-            "an eccentricity certificate needs 'root', 'node', 'distance', 'max_height'"
-        )
-    if root not in G or node not in G:
-        return _malformed(f"names node {root if root not in G else node}, not in the topology")
-    if node not in _span(G, packing.span):
-        return _malformed(f"node {node} is not one the trees must reach")
-    step = G.successors if packing.direction == "out" else G.predecessors
-    dist = {root: 0}
-    queue = deque([root])
-    while queue:
-        n = queue.popleft()
-        for m in step(n):
-            if m not in dist:
-                dist[m] = dist[n] + 1
-                queue.append(m)
-    true = dist.get(node)
-    found: list[Finding] = []
-    if true != distance:
-        found.append(
-            _invalid(f"states distance {distance} from {root} to {node}, the true one is {true}")
-        )
-    if true is not None and true <= cap:
-        found.append(
-            _invalid(f"node {node} is {true} hops from root {root}, within max height {cap}")
-        )
-    return found

@@ -1,10 +1,15 @@
-"""Check a tree file: its fields' shapes, then the packing against the topology it names.
+"""Check a tree file: its fields, the packing against the topology it names, and its claims.
 
-The ``supermesh-trees`` part of :func:`~supermesh.verify.files.check_document`. A field of the
-wrong shape (a root that is not an integer, an arc that is not a ``[src, dst, key]`` triple) is an
-:class:`~supermesh.errors.InputFileError`; the packing is checked with
-:func:`~supermesh.verify.trees.packing.check_packing`, and a weighted packing's report carries the
-exact rate its shares allow (:func:`~supermesh.verify.trees.rates.rate_report`).
+The ``supermesh-trees`` part of :func:`~supermesh.verify.files.check_document`. The document is
+read by :meth:`~supermesh.trees.model.TreePacking.from_json`, which refuses what a tree file may
+not contain (a field of the wrong type, a negative id, a share that is not a finite number in
+``(0, 1]``, an empty span) with an :class:`~supermesh.errors.InputFileError`. A top-level
+``trees`` (older files repeat the first set there) that differs from ``sets`` is reported as a
+``duplicate-contradiction`` error instead, so that the rest of the file is still checked. Then:
+the packing (:func:`~supermesh.verify.trees.packing.check_packing`), a weighted packing's rate
+(:func:`~supermesh.verify.trees.loads.rate_report`), ``stats``
+(:func:`~supermesh.verify.trees.stats.check_stats`) and every claim
+(:func:`~supermesh.verify.trees.claims.tree_file_claims`): re-derived or unproven.
 """
 
 from __future__ import annotations
@@ -14,65 +19,198 @@ from typing import Any
 
 from supermesh.errors import InputFileError
 from supermesh.trees.model import TreePacking
-from supermesh.verify.documents import FileReport, is_int, is_num, require, topology_for
+from supermesh.verify.claims import Claim, unproven_findings
+from supermesh.verify.documents import FileReport, topology_for, unknown_fields
+from supermesh.verify.findings import Finding
+from supermesh.verify.trees.certificates import CERTIFICATE_FIELDS
+from supermesh.verify.trees.claims import tree_file_claims
+from supermesh.verify.trees.loads import rate_report
 from supermesh.verify.trees.packing import check_packing
-from supermesh.verify.trees.rates import is_weighted_packing, rate_report
+from supermesh.verify.trees.rates import is_weighted_packing, rate_claims
+from supermesh.verify.trees.stats import check_stats
 
-__all__ = ["check_trees_file"]
+__all__ = ["METHODS", "check_tree_document", "check_trees_file", "read_tree_document"]
+
+METHODS = (
+    "",
+    "cpsat",
+    "cpsat-orbit",
+    "construct",
+    "geodesic",
+    "closed-form:corners",
+    "closed-form:three-corners",
+    "closed-form:sides",
+    "tto",
+    "algorithm1",
+    "colgen",
+    "root-sets:optimise",
+    "root-sets:paper",
+    "hand",
+)
+"""The documented values of ``method`` (how the trees were made; ``""``: not said)."""
+TOP = (
+    "format",
+    "version",
+    "topology",
+    "direction",
+    "status",
+    "lower_bound",
+    "objective",
+    "method",
+    "span",
+    "sets",
+    "trees",
+    "certificate",
+    "stats",
+)
+SET = ("trees", "lower_bound")
+TREE = ("root", "height", "share", "arcs")
+CERTIFICATE = (
+    "kind",
+    "set",
+    "sets",
+    "roots",
+    "entering_arcs",
+    "required",
+    "trees",
+    "distinct",
+    "entering_per_set",
+    "full_sets",
+    "root",
+    "node",
+    "distance",
+    "max_height",
+    "solver",
+    "reason",
+)
 
 
-def _validate_trees_doc(doc: dict[str, Any], source: str) -> None:
-    for name in ("topology", "direction", "status"):
-        require(isinstance(doc.get(name), str), source, f"field {name!r} is missing or not text")
-    groups: list[Any] = []
-    if isinstance(doc.get("sets"), list):
-        for i, s in enumerate(doc["sets"]):
-            require(
-                isinstance(s, dict) and isinstance(s.get("trees"), list),
-                source,
-                f"set #{i} has no 'trees' list",
+def read_tree_document(doc: Any, source: str) -> tuple[TreePacking, list[Finding]]:
+    """Read a tree document for checking: the packing, and a contradicting duplicate if any.
+
+    Parameters
+    ----------
+    doc : Any
+        The parsed document.
+    source : str
+        Name used in messages.
+
+    Returns
+    -------
+    (TreePacking, list of Finding)
+        The ``duplicate-contradiction`` error when a top-level ``trees`` differs from ``sets``.
+
+    Raises
+    ------
+    InputFileError
+        What a tree file may not contain (see the module docstring).
+
+    Examples
+    --------
+    >>> from supermesh.testing.examples import smbi_corner_trees
+    >>> doc = smbi_corner_trees(2).to_json()
+    >>> doc["trees"] = []
+    >>> [f.code for f in read_tree_document(doc, "f.json")[1]]
+    ['duplicate-contradiction']
+    """
+    found: list[Finding] = unknown_fields(doc, TOP, "the file")
+    for i, s in enumerate(doc.get("sets") or [] if isinstance(doc, dict) else []):
+        found += unknown_fields(s, SET, f"set #{i}")
+        for j, t in enumerate(s.get("trees") or [] if isinstance(s, dict) else []):
+            found += unknown_fields(t, TREE, f"set #{i} tree #{j}")
+    if isinstance(doc, dict):
+        found += unknown_fields(doc.get("certificate"), CERTIFICATE_FIELDS, "certificate")
+    if isinstance(doc, dict) and isinstance(doc.get("sets"), list) and "trees" in doc:
+        sets = doc["sets"]
+        first = sets[0].get("trees") if len(sets) == 1 and isinstance(sets[0], dict) else None
+        if doc["trees"] != first:
+            found.append(
+                Finding(
+                    "duplicate-contradiction",
+                    "the top-level 'trees' (the first set, repeated by older files) differs from "
+                    "'sets'"
+                    + ("" if len(sets) == 1 else f", which holds {len(sets)} sets")
+                    + "; the trees are read from 'sets'",
+                )
             )
-            groups.append(s["trees"])
-            lb = s.get("lower_bound")
-            require(lb is None or is_int(lb), source, f"set #{i} lower_bound is not an integer")
-    else:
-        require(isinstance(doc.get("trees"), list), source, "has neither 'sets' nor 'trees'")
-        groups.append(doc["trees"])
-    for trees in groups:
-        for t in trees:
-            require(
-                isinstance(t, dict) and is_int(t.get("root")), source, "a tree has no integer root"
+        doc = {k: v for k, v in doc.items() if k != "trees"}
+    try:
+        packing = TreePacking.from_json(doc, source=source)
+    except (TypeError, ValueError) as exc:
+        raise InputFileError(f"{source}: malformed tree file ({exc})") from None
+    if packing.method not in METHODS:
+        found.append(
+            Finding(
+                "bad-field",
+                f"method {packing.method!r} is not one of the documented methods "
+                f"({', '.join(m for m in METHODS if m)})",
             )
-            require(
-                is_int(t.get("height", -1)),
-                source,
-                f"tree root {t['root']}: height is not an integer",
-            )
-            require(
-                is_num(t.get("share", 1.0)),
-                source,
-                f"tree root {t['root']}: share is not a number",
-            )
-            arcs_ = t.get("arcs")
-            require(
-                isinstance(arcs_, list)
-                and all(isinstance(a, list) and len(a) == 3 and all(map(is_int, a)) for a in arcs_),
-                source,
-                f"tree root {t['root']}: arcs must be a list of [src, dst, key] integer triples",
-            )
-    span = doc.get("span")
-    require(
-        span is None or (isinstance(span, list) and all(map(is_int, span))),
-        source,
-        "span is not a list of node ids",
-    )
-    for name in ("lower_bound", "objective"):
-        require(doc.get(name) is None or is_int(doc.get(name)), source, f"{name} is not an integer")
-    require(
-        doc.get("stats") is None or isinstance(doc.get("stats"), dict),
-        source,
-        "stats is not an object",
-    )
+        )
+    return packing, found
+
+
+def check_tree_document(
+    G: Any, doc: Any, source: str
+) -> tuple[TreePacking, list[Finding], list[Claim], dict[str, Any], str]:
+    """Check a tree document against topology ``G``: everything but the summary's wording.
+
+    Returns
+    -------
+    (TreePacking, list of Finding, list of Claim, dict, str)
+        The packing, the findings (without the ``claim-unproven`` warnings), the claims, the
+        report's extra part (a weighted packing's rate) and the summary's rate clause.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology the document names.
+    doc : object
+        The parsed tree file.
+    source : str
+        A label for messages.
+
+    Raises
+    ------
+    InputFileError
+        What a tree file may not contain.
+
+    Examples
+    --------
+    >>> from supermesh.testing.examples import smbi_corner_trees
+    >>> from supermesh.topologies import build
+    >>> packing, found, claims, _, _ = check_tree_document(
+    ...     build("smbi:4x4"), smbi_corner_trees(4).to_json(), "t.json")
+    >>> len(packing.trees), found
+    (4, [])
+    """
+    packing, found = read_tree_document(doc, source)
+    found += check_packing(G, packing)
+    if packing.method != "colgen" and "algbw_links" not in packing.stats:
+        for t in packing.trees:
+            if t.share != 1.0:
+                found.append(
+                    Finding(
+                        "bad-share",
+                        f"tree rooted at {t.root} has share {t.share}, but only a "
+                        "weighted packing (method colgen) splits a root's data",
+                    )
+                )
+                break
+    more, claims = tree_file_claims(G, packing, found)
+    found += more
+    more, stat_claims = check_stats(G, packing)
+    found += more
+    claims += stat_claims
+    extra: dict[str, Any] = {}
+    clause = ""
+    if is_weighted_packing(G, packing) and packing.trees:
+        rates = rate_report(G, packing)
+        claims += rate_claims(G, packing, rates)
+        extra["rate"] = rates.to_json()
+        allowed = "-" if rates.rate is None else f"{rates.rate} ({float(rates.rate):.4f})"
+        claimed = "none" if rates.claimed is None else str(rates.claimed)
+        clause = f", weighted: the shares allow {allowed} links, claimed {claimed}"
+    return packing, found, claims, extra, clause
 
 
 def check_trees_file(doc: dict[str, Any], source: str, base_dir: Path | None) -> FileReport:
@@ -90,31 +228,31 @@ def check_trees_file(doc: dict[str, Any], source: str, base_dir: Path | None) ->
     Returns
     -------
     FileReport
-        Kind ``"trees"``; the findings of
-        :func:`~supermesh.verify.trees.packing.check_packing`, and for a weighted packing the
-        rate its shares allow (``extra["rate"]``, also in the summary).
+        Kind ``"trees"``; the findings and claims (see the module docstring), and for a weighted
+        packing the rate its shares allow (``extra["rate"]``, also in the summary).
 
     Raises
     ------
     InputFileError
         If a field has the wrong shape.
+
+    Examples
+    --------
+    >>> from supermesh.testing.examples import smbi_corner_trees
+    >>> doc = smbi_corner_trees(4).to_json()
+    >>> r = check_trees_file(doc, "t.json", None)
+    >>> r.ok, r.kind
+    (True, 'trees')
+    >>> doc["sets"][0]["trees"][0]["height"] = 5
+    >>> check_trees_file(doc, "t.json", None).ok
+    False
     """
-    _validate_trees_doc(doc, source)
-    try:
-        packing = TreePacking.from_json(doc, source=source)
-    except (TypeError, ValueError) as exc:
-        raise InputFileError(f"{source}: malformed tree file ({exc})") from None
+    packing, _ = read_tree_document(doc, source)
     G = topology_for(packing.topology, base_dir)
-    found = check_packing(G, packing)
+    packing, found, claims, extra, clause = check_tree_document(G, doc, source)
     summary = (
         f"trees on {packing.topology}: {packing.direction}, {packing.status}, "
-        f"{len(packing.sets)} set(s), {len(packing.trees)} tree(s)"
+        f"{len(packing.sets)} set(s), {len(packing.trees)} tree(s){clause}"
     )
-    extra: dict[str, Any] = {}
-    if is_weighted_packing(G, packing) and packing.trees:
-        rates = rate_report(G, packing)
-        extra["rate"] = rates.to_json()
-        allowed = "-" if rates.rate is None else f"{rates.rate} ({float(rates.rate):.4f})"
-        claimed = "none" if rates.claimed is None else str(rates.claimed)
-        summary += f", weighted: the shares allow {allowed} links, claimed {claimed}"
-    return FileReport(source, "trees", summary, tuple(found), extra)
+    found += unproven_findings(claims)
+    return FileReport(source, "trees", summary, tuple(found), extra, tuple(claims))

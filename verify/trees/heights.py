@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
+from typing import Any
 
 import networkx as nx
 
@@ -18,7 +19,7 @@ from supermesh.trees.model import TreePacking
 from supermesh.verify.findings import Finding
 from supermesh.verify.trees.arborescence import span_nodes
 
-__all__ = ["check_height_claim", "eccentricity"]
+__all__ = ["check_eccentricity_certificate", "check_height_claim", "eccentricity"]
 
 
 def eccentricity(
@@ -32,6 +33,24 @@ def eccentricity(
 
     Breadth-first search; ``None`` if some span node cannot be reached at all. Any tree rooted at
     ``root`` that reaches the span has at least this height.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    root : int
+    direction : {"out", "in"}
+    span : iterable of int, optional
+        Default: every compute chiplet.
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    SupermeshError
+        On another direction.
 
     Examples
     --------
@@ -64,6 +83,17 @@ def check_height_claim(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding
     (``height-below-eccentricity``: no tree can be lower); a quoted lower bound below that
     eccentricity is valid but weaker than the trivial bound (``weak-lower-bound``, a warning);
     a span node no root reaches is ``unreachable``.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing : TreePacking
+
+    Returns
+    -------
+    list of Finding
+        Errors and ``weak-lower-bound`` warnings.
 
     Examples
     --------
@@ -140,6 +170,98 @@ def _bound(
                 f"{where}: quoted lower bound {lower} is below the root eccentricity {ecc}",
                 severity="warning",
                 set=set_index,
+            )
+        )
+    return found
+
+
+def _stated_int(cert: dict[str, Any], name: str) -> int | None:
+    value = cert.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def check_eccentricity_certificate(
+    G: nx.MultiDiGraph,
+    cert: dict[str, Any],
+    *,
+    direction: str = "out",
+    span: Iterable[int] | None = None,
+) -> list[Finding]:
+    """Check an eccentricity certificate: a height cap below a root's distance to a span node.
+
+    Such a certificate (``kind: "eccentricity"``) rules out every tree rooted at ``root`` of
+    height at most ``max_height``, since ``node`` (which the trees must reach) lies ``distance``
+    hops away; the distance is recomputed by breadth-first search.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    cert : dict
+        The certificate: ``root``, ``node``, ``distance``, ``max_height``.
+    direction : {"out", "in"}
+    span : iterable of int, optional
+        The nodes the trees must reach (default: every compute chiplet).
+
+    Returns
+    -------
+    list of Finding
+        ``certificate-malformed`` or ``certificate-invalid`` errors; empty when it proves
+        what it says.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> cert = {"kind": "eccentricity", "root": 0, "node": 15, "distance": 6, "max_height": 5}
+    >>> check_eccentricity_certificate(build("mesh:4x4"), cert)
+    []
+    >>> G = build("mesh:4x4")
+    >>> [f.code for f in check_eccentricity_certificate(G, cert | {"max_height": 6})]
+    ['certificate-invalid']
+    """
+    root, node = _stated_int(cert, "root"), _stated_int(cert, "node")
+    distance, cap = _stated_int(cert, "distance"), _stated_int(cert, "max_height")
+    if root is None or node is None or distance is None or cap is None:
+        msg = "an eccentricity certificate needs 'root', 'node', 'distance', 'max_height'"
+        return [Finding("certificate-malformed", f"certificate: {msg}")]
+    if root not in G or node not in G:
+        missing = root if root not in G else node
+        return [
+            Finding(
+                "certificate-malformed", f"certificate: names node {missing}, not in the topology"
+            )
+        ]
+    if node not in span_nodes(G, span):
+        return [
+            Finding(
+                "certificate-malformed", f"certificate: node {node} is not one the trees must reach"
+            )
+        ]
+    step = G.successors if direction == "out" else G.predecessors
+    dist = {root: 0}
+    queue = deque([root])
+    while queue:
+        n = queue.popleft()
+        for m in step(n):
+            if m not in dist:
+                dist[m] = dist[n] + 1
+                queue.append(m)
+    true = dist.get(node)
+    found: list[Finding] = []
+    if true != distance:
+        found.append(
+            Finding(
+                "certificate-invalid",
+                f"certificate: states distance {distance} from {root} to {node}, the true one "
+                f"is {true}",
+            )
+        )
+    if true is not None and true <= cap:
+        found.append(
+            Finding(
+                "certificate-invalid",
+                f"certificate: node {node} is {true} hops from root {root}, within max height "
+                f"{cap}",
             )
         )
     return found

@@ -44,6 +44,19 @@ def check_disjoint(
     ``u -> v`` with ``m`` parallel arcs may be used ``m`` times in total (``pair-overused``).
     Arcs missing from ``G`` are left to :func:`~supermesh.verify.trees.arborescence.check_tree`.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    tree_set : TreeSet
+    set_index : int, optional
+        Named in the findings.
+
+    Returns
+    -------
+    list of Finding
+        ``arc-overused`` and ``pair-overused`` errors.
+
     Examples
     --------
     >>> from supermesh.topologies import build
@@ -105,6 +118,19 @@ def check_rates(
     Each tree carries ``share`` (0 < share <= 1) of a link's rate on every arc it uses; the
     shares on a pair ``u -> v`` must add up to at most its number of parallel arcs.
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    tree_set : TreeSet
+    set_index : int, optional
+        Named in the findings.
+
+    Returns
+    -------
+    list of Finding
+        ``rate-overused`` errors.
+
     Examples
     --------
     >>> from supermesh.topologies import build
@@ -153,6 +179,14 @@ def _status_findings(packing: TreePacking) -> list[Finding]:
             found.append(
                 Finding("trees-when-infeasible", "status is infeasible but trees are given")
             )
+        if packing.objective is not None:
+            found.append(
+                Finding(
+                    "objective-mismatch",
+                    f"status is infeasible but objective is "
+                    f"{packing.objective}: there is no tree to be that tall",
+                )
+            )
         if packing.certificate is None:
             found.append(
                 Finding("certificate-missing", "status is infeasible but there is no certificate")
@@ -195,6 +229,17 @@ def check_packing(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]:
     re-checks the certificate when there is one
     (:func:`~supermesh.verify.trees.certificates.check_certificate`) and the height claims against
     recomputed eccentricities (:func:`~supermesh.verify.trees.heights.check_height_claim`).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing : TreePacking
+
+    Returns
+    -------
+    list of Finding
+        Every error and warning; empty for a valid answer.
 
     Examples
     --------

@@ -13,9 +13,10 @@ Everything is recounted here in exact fractions (no solver, no :mod:`supermesh.t
 algorithm): every tree spans the ranks
 (:func:`~supermesh.verify.trees.arborescence.check_tree`), every rank roots a tree and its shares
 add up to exactly 1, the arc loads at the claimed rate fit, and the rate the shares really allow,
-``min over arcs of n bandwidth / (sum of shares)``, is reported (:func:`rate_report`). When the
-file carries the cut that bounds the rate (``stats["bound_certificate"]``), the cut is recounted
-and the claimed rate must not exceed it; a packing called ``optimal`` must reach it.
+``min over arcs of n bandwidth / (sum of shares)``, is reported
+(:func:`~supermesh.verify.trees.loads.rate_report`). When the file carries the cut that bounds
+the rate (``stats["bound_certificate"]``), the cut is recounted and the claimed rate must not
+exceed it; a packing called ``optimal`` must reach it.
 
 Shares are read exactly from ``stats["shares"]`` (fraction strings, one per tree in file order)
 when present, else from each tree's ``share`` (a float: then sums and loads are compared with a
@@ -26,17 +27,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
 
 import networkx as nx
 
 from supermesh.trees.model import Tree, TreePacking
+from supermesh.verify.claims import Claim, re_derived, unproven
 from supermesh.verify.findings import Finding
 from supermesh.verify.trees.arborescence import check_tree, span_nodes
+from supermesh.verify.trees.loads import RateReport, arc_bandwidth, exact_fraction, rate_report
 
-__all__ = ["RateReport", "check_weighted_packing", "is_weighted_packing", "rate_report"]
+__all__ = ["check_weighted_packing", "is_weighted_packing", "rate_claims"]
 
 Arc = tuple[int, int, int]
 _TOL = Fraction(1, 10**9)
@@ -51,6 +52,16 @@ def is_weighted_packing(G: nx.MultiDiGraph, packing: TreePacking) -> bool:
     has several trees with shares below 1. Other sets with shares below 1 (a Broadcast from one
     root over half-rate trees, say) give each share as a fraction of a link's rate and are
     checked by :func:`~supermesh.verify.trees.packing.check_rates` instead.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing : TreePacking
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -73,100 +84,6 @@ def is_weighted_packing(G: nx.MultiDiGraph, packing: TreePacking) -> bool:
         ):
             return True
     return False
-
-
-def _fraction(value: Any) -> Fraction | None:
-    try:
-        x = Fraction(str(value))
-    except (ValueError, ZeroDivisionError):
-        return None
-    return x
-
-
-def _bandwidth(G: nx.MultiDiGraph, a: Arc) -> Fraction:
-    return _fraction(G.edges[a].get("bandwidth", 1.0)) or Fraction(0)
-
-
-@dataclass(frozen=True)
-class RateReport:
-    """What the shares of a weighted packing allow.
-
-    Attributes
-    ----------
-    ranks : int
-        ``n``: the span nodes (default the compute chiplets).
-    shares : tuple of Fraction
-        One per tree, in file order (exact, or the floats read as written).
-    exact : bool
-        Whether the shares came from exact fractions (``stats["shares"]``).
-    loads : dict
-        Arc -> the sum of the shares of the trees using it.
-    rate : Fraction or None
-        ``min over loaded arcs of n bandwidth / load`` (links); None when no arc is loaded.
-    busiest : tuple of Arc
-        The arcs attaining ``rate``.
-    claimed : Fraction or None
-        ``stats["algbw_links"]`` when it is a fraction.
-    """
-
-    ranks: int
-    shares: tuple[Fraction, ...]
-    exact: bool
-    loads: dict[Arc, Fraction] = field(default_factory=dict)
-    rate: Fraction | None = None
-    busiest: tuple[Arc, ...] = ()
-    claimed: Fraction | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """``ranks``, ``rate`` and ``claimed`` (fraction strings), ``busiest`` arcs, ``exact``."""
-        return {
-            "ranks": self.ranks,
-            "rate": None if self.rate is None else str(self.rate),
-            "rate_float": None if self.rate is None else float(self.rate),
-            "claimed": None if self.claimed is None else str(self.claimed),
-            "busiest": [list(a) for a in self.busiest],
-            "exact_shares": self.exact,
-        }
-
-
-def _shares(packing: TreePacking, trees: Sequence[Tree]) -> tuple[list[Fraction], bool]:
-    raw = packing.stats.get("shares")
-    if isinstance(raw, list) and len(raw) == len(trees):
-        exact = [_fraction(x) for x in raw]
-        if all(x is not None for x in exact):
-            return [x for x in exact if x is not None], True
-    return [_fraction(repr(float(t.share))) or Fraction(0) for t in trees], False
-
-
-def rate_report(G: nx.MultiDiGraph, packing: TreePacking) -> RateReport:
-    """Recount the arc loads of a weighted packing and the rate its shares allow, exactly.
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> from supermesh.trees.model import TreeSet
-    >>> G = build("mesh:2x2")  # ranks 0 and 1 only (span); one link each way
-    >>> a, b = Tree(0, ((0, 1, 0),), 1, share=0.5), Tree(1, ((1, 0, 0),), 1, share=1.0)
-    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((a, a, b)),), span=(0, 1))
-    >>> r = rate_report(G, p)  # 0->1 carries 1/2 + 1/2 of rank 0's data: rho = 2 * 1 / 1
-    >>> r.rate, r.loads[(0, 1, 0)]
-    (Fraction(2, 1), Fraction(1, 1))
-    """
-    trees = packing.trees
-    shares, exact = _shares(packing, trees)
-    loads: dict[Arc, Fraction] = defaultdict(Fraction)
-    for t, s in zip(trees, shares, strict=True):
-        for a in set(t.arcs):
-            if a[0] in G and a[1] in G and G.has_edge(*a):
-                loads[a] += s
-    n = len(span_nodes(G, packing.span))
-    limits = {a: n * _bandwidth(G, a) / x for a, x in loads.items() if x > 0}
-    rate = min(limits.values()) if limits else None
-    busiest = tuple(sorted(a for a, v in limits.items() if v == rate))
-    claimed = (
-        _fraction(packing.stats.get("algbw_links")) if "algbw_links" in packing.stats else None
-    )
-    return RateReport(n, tuple(shares), exact, dict(loads), rate, busiest, claimed)
 
 
 def _close(x: Fraction, y: Fraction, exact: bool) -> bool:
@@ -214,13 +131,13 @@ def _load_findings(G: nx.MultiDiGraph, rep: RateReport) -> list[Finding]:
     over = []
     for a, x in sorted(rep.loads.items()):
         used = rep.claimed * x / rep.ranks
-        if _exceeds(used, _bandwidth(G, a), rep.exact):
+        if _exceeds(used, arc_bandwidth(G, a), rep.exact):
             over.append((a, used))
     found = [
         Finding(
             "rate-overused",
             f"at the claimed rate {rep.claimed} arc {a[0]}->{a[1]} key {a[2]} carries {used} "
-            f"link units, more than its bandwidth {_bandwidth(G, a)}",
+            f"link units, more than its bandwidth {arc_bandwidth(G, a)}",
             arc=a,
         )
         for a, used in over[:_SHOWN]
@@ -240,23 +157,57 @@ def _load_findings(G: nx.MultiDiGraph, rep: RateReport) -> list[Finding]:
 
 def _bound_findings(G: nx.MultiDiGraph, packing: TreePacking, rep: RateReport) -> list[Finding]:
     cert = packing.stats.get("bound_certificate")
-    optimum = _fraction(packing.stats.get("optimum"))
+    optimum = exact_fraction(packing.stats.get("optimum"))
     if not isinstance(cert, dict) or optimum is None:
         return []
     inside = cert.get("set")
     if not isinstance(inside, list) or not inside:
         return [Finding("certificate-malformed", "stats.bound_certificate has no node set")]
+    extra = sorted(set(cert) - {"set", "direction", "bandwidth", "arcs", "ranks", "ranks_outside"})
+    if extra:
+        return [
+            Finding(
+                "unknown-field",
+                f"stats.bound_certificate: field {extra[0]!r} is not part of the format",
+            )
+        ]
     side = set(inside)
     leaving = cert.get("direction") == "leaving"
     crossing = Fraction(0)
     for u, v, k in G.edges(keys=True):  # arcs leaving the set (ReduceScatter) or entering it
         if (u in side) != (v in side) and (u in side) == leaving:
-            crossing += _bandwidth(G, (u, v, k))
+            crossing += arc_bandwidth(G, (u, v, k))
     ranks = span_nodes(G, packing.span)
     outside = sum(1 for r in ranks if r not in side)
     valid = 0 < outside < len(ranks)  # the set holds a rank and misses one
     value = len(ranks) * crossing / outside if valid else None
     found: list[Finding] = []
+    arcs = sum(1 for u, v in G.edges() if (u in side) != (v in side) and (u in side) == leaving)
+    stated = {
+        "bandwidth": exact_fraction(cert.get("bandwidth")),
+        "arcs": cert.get("arcs"),
+        "ranks": cert.get("ranks"),
+        "ranks_outside": cert.get("ranks_outside"),
+        "direction": cert.get("direction"),
+    }
+    true = {
+        "bandwidth": crossing,
+        "arcs": arcs,
+        "ranks": len(ranks),
+        "ranks_outside": outside,
+        "direction": "entering" if packing.direction == "out" else "leaving",
+    }
+    for name, want in true.items():
+        if name in cert and stated[name] != want:
+            found.append(
+                Finding(
+                    "certificate-invalid",
+                    f"stats.bound_certificate states {name} {cert.get(name)!r}, the recount "
+                    f"gives {want if not isinstance(want, Fraction) else str(want)!r}",
+                )
+            )
+    if found:
+        return found
     if value != optimum:
         found.append(
             Finding(
@@ -282,6 +233,60 @@ def _bound_findings(G: nx.MultiDiGraph, packing: TreePacking, rep: RateReport) -
             )
         )
     return found
+
+
+def rate_claims(G: nx.MultiDiGraph, packing: TreePacking, rep: RateReport) -> list[Claim]:
+    """The rate claims of a weighted packing that verify re-derived (the rest are errors).
+
+    ``stats.algbw_links``: the shares allow at least that rate (loads recounted in exact
+    fractions); ``stats.optimum``: no packing is faster (the cut of ``stats.bound_certificate``
+    recounted). A claim contradicted by the recount is an error of
+    :func:`check_weighted_packing`, not a claim.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        The topology.
+    packing : TreePacking
+    rep : RateReport
+        Its recount (:func:`~supermesh.verify.trees.loads.rate_report`).
+
+    Returns
+    -------
+    list of Claim
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.model import TreeSet
+    >>> G = build("mesh:2x2")
+    >>> a, b = Tree(0, ((0, 1, 0),), 1, share=0.5), Tree(1, ((1, 0, 0),), 1, share=1.0)
+    >>> p = TreePacking("mesh:2x2", "out", "feasible", (TreeSet((a, a, b)),), span=(0, 1),
+    ...                 stats={"algbw_links": "2"})
+    >>> [c.field for c in rate_claims(G, p, rate_report(G, p))]
+    ['stats.algbw_links']
+    """
+    claims: list[Claim] = []
+    if rep.claimed is not None and rep.rate is not None and 0 < rep.claimed <= rep.rate:
+        claims.append(
+            re_derived(
+                "stats.algbw_links",
+                f"the trees reach an algorithm bandwidth of {rep.claimed} links",
+                f"the shares allow {rep.rate}: every arc's load recounted in exact fractions",
+            )
+        )
+    raw = packing.stats.get("optimum")
+    optimum = exact_fraction(raw)
+    if optimum is None or optimum <= 0:
+        return claims  # a malformed optimum is an error of check_weighted_packing
+    statement = f"no packing is faster than {optimum} links"
+    if not isinstance(packing.stats.get("bound_certificate"), dict):
+        claims.append(unproven("stats.optimum", statement, "no stats.bound_certificate to recount"))
+    elif not _bound_findings(G, packing, rep):
+        claims.append(
+            re_derived("stats.optimum", statement, "the cut of stats.bound_certificate, recounted")
+        )
+    return claims
 
 
 def check_weighted_packing(G: nx.MultiDiGraph, packing: TreePacking) -> list[Finding]:
@@ -328,14 +333,41 @@ def check_weighted_packing(G: nx.MultiDiGraph, packing: TreePacking) -> list[Fin
     if not packing.trees:  # an infeasible answer: its status and certificate are checked
         return found  # by check_packing
     rep = rate_report(G, packing)
+    raw = packing.stats.get("shares")
+    if raw is not None and not rep.exact:
+        found.append(
+            Finding(
+                "share-mismatch",
+                f"stats.shares must list one fraction per tree ({len(packing.trees)} trees), "
+                f"not {str(raw)[:60]}",
+            )
+        )
     found += _share_findings(packing, packing.trees, rep, span_nodes(G, packing.span))
-    if rep.claimed is None:
-        why = "is not a fraction" if "algbw_links" in packing.stats else "is missing"
+    if "algbw_links" in packing.stats and (rep.claimed is None or rep.claimed <= 0):
+        found.append(
+            Finding(
+                "bad-field",
+                f"stats.algbw_links is {str(packing.stats['algbw_links'])[:40]!r}, not a positive "
+                "fraction of link bandwidths",
+            )
+        )
+    elif rep.claimed is None:
         found.append(
             Finding(
                 "rate-unclaimed",
-                f"stats.algbw_links {why}; the shares allow {rep.rate} links",
+                f"stats.algbw_links is missing; the shares allow {rep.rate} links",
                 severity="warning",
+            )
+        )
+    raw = packing.stats.get("optimum")
+    if raw is not None and ((opt := exact_fraction(raw)) is None or opt <= 0):
+        found.append(Finding("bad-field", f"stats.optimum is {str(raw)[:40]!r}, not a fraction"))
+    if packing.status == "optimal" and (raw is None or rep.claimed is None):
+        found.append(
+            Finding(
+                "optimal-rate-gap",
+                "status optimal, but the file does not state its rate (stats.algbw_links) and "
+                "the cut bound (stats.optimum with stats.bound_certificate) it meets",
             )
         )
     found += _load_findings(G, rep)

@@ -209,7 +209,7 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 
 def test_cli_json_shape(capsys, tmp_path):
     code, out, _ = run(
-        capsys, "smbi", "--sizes", "2..4", "--json", "--workers", "1", "-o", str(tmp_path)
+        capsys, "smbi", "--grids", "2..4", "--json", "--workers", "1", "-o", str(tmp_path)
     )
     assert code == 0
     doc = json.loads(out)
@@ -224,19 +224,19 @@ def test_cli_json_shape(capsys, tmp_path):
 
 
 def test_cli_table_and_null_statement(capsys):
-    code, out, _ = run(capsys, "mesh", "--sizes", "4x4,5x6", "--workers", "1")
+    code, out, _ = run(capsys, "mesh", "--grids", "4x4,5x6", "--workers", "1")
     assert code == 0
     assert "impossible" in out
     assert "For every size" in out
     code, out, _ = run(
-        capsys, "hexamesh,memory=south", "--sizes", "1..1", "--workers", "1", "--json"
+        capsys, "hexamesh,memory=south", "--grids", "1..1", "--workers", "1", "--json"
     )
     assert code == 0
     assert json.loads(out)["all_sizes"] is None
 
 
 def test_cli_errors_and_interrupt(capsys, monkeypatch):
-    code, _, err = run(capsys, "smbi", "--sizes", "9..2")
+    code, _, err = run(capsys, "smbi", "--grids", "9..2")
     assert code == 2
     assert "error:" in err
     assert "hint:" in err
@@ -248,6 +248,6 @@ def test_cli_errors_and_interrupt(capsys, monkeypatch):
 
     monkeypatch.setattr("supermesh.trees.prove.family.prove_family", interrupted)
     monkeypatch.setattr("supermesh.cli.prove.prove_family", interrupted)
-    code, _, err = run(capsys, "smbi", "--sizes", "2..3", "--workers", "1")
+    code, _, err = run(capsys, "smbi", "--grids", "2..3", "--workers", "1")
     assert code == 130
     assert "interrupted" in err

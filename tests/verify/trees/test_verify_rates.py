@@ -15,7 +15,8 @@ from supermesh.topologies import build
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.verify import check_disjoint, check_packing
 from supermesh.verify.files import check_document
-from supermesh.verify.trees.rates import check_weighted_packing, is_weighted_packing, rate_report
+from supermesh.verify.trees.loads import rate_report
+from supermesh.verify.trees.rates import check_weighted_packing, is_weighted_packing
 
 MESH22 = build("mesh:2x2")  # 0 1 / 2 3, one link each way between grid neighbours
 QUARTER = {0: 1, 1: 3, 3: 2, 2: 0}  # a quarter turn of the 2x2 grid

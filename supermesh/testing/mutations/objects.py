@@ -1,4 +1,4 @@
-"""Break valid trees and schedules on purpose: every mutation here must be caught by the checkers.
+"""Break valid trees and schedules (the Python objects) on purpose: each must be caught.
 
 Each function returns a new object (the dataclasses are frozen). Used by the mutation-style
 property tests: mutate a valid set, assert :func:`supermesh.verify.check_packing` finds an error;

@@ -1,0 +1,299 @@
+"""Bad input, command by command: one ``error:`` line, one ``hint:`` line, exit 2, no file.
+
+Every case here was found by trying (issue 14): a user typing what a user types. Each call runs
+the real entry point (:func:`supermesh.cli.main`) in this process.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from supermesh.cli import main
+
+NINES = "9" * 5000
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_refused(code: int, out: str, err: str, *needles: str) -> None:
+    """Exit 2 with exactly an error line and a hint line, naming what was wrong."""
+    lines = err.splitlines()
+    assert code == 2, err
+    assert len(lines) == 2, err
+    assert lines[0].startswith("error: "), err
+    assert lines[1].startswith("hint: "), err
+    assert len(lines[1]) > len("hint: ") + 3, err
+    assert "Traceback" not in err + out
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+SET_CASES = [
+    ("flit_time=abc", "flit_time=abc is not a number"),
+    ("hop_latency=abc", "hop_latency=abc is not a number"),
+    ("name=foo", "name is fixed by the preset"),
+    ("unit=parsec", "unit is fixed by the preset"),
+    ("flit_time=1e308", "flit_time=1e308 is out of range"),
+    ("flit_time=-5", "flit_time=-5 is out of range"),
+    ("chunk_bytes=1.5", "chunk_bytes=1.5 is not an integer"),
+    ("hop_latency=-100", "hop_latency=-100 is out of range"),
+    ("drain=-5", "drain=-5 is out of range"),
+    ("reduce_delay=-1", "reduce_delay=-1 is out of range"),
+    ("header_flits=-3", "header_flits=-3 is out of range"),
+    ("barrier_delay=-1", "barrier_delay=-1 is out of range"),
+    ("energy_model=dsent", "the energy model has its own option"),
+    ("cut_through=maybe", "cut_through=maybe is not true or false"),
+    ("flit_time=nan", "is not a number"),
+    ("flit_time=inf", "is not a number"),
+    ("flit_time=²", "is not a number"),
+    ("nosuch=1", "unknown simulation parameter 'nosuch'"),
+    ("flit_time", "is not NAME=VALUE"),
+]
+
+
+@pytest.mark.parametrize(("pair", "message"), SET_CASES)
+def test_set_checks_type_and_range(capsys, pair, message):
+    assert_refused(*run(capsys, "sim", "smbi:4x4", "--set", pair), message)
+
+
+def test_set_accepts_typed_values(capsys):
+    code, out, err = run(
+        capsys, "sim", "mesh:2x2", "-a", "ring", "--set", "hop_latency=12", "--set",
+        "cut_through=true", "--json", "--no-links",
+    )  # fmt: skip
+    assert code == 0, err
+    params = json.loads(out)["params"]
+    assert params["hop_latency"] == 12
+    assert params["cut_through"] is True
+
+
+def test_list_params_names_every_parameter_with_unit_and_range(capsys):
+    code, out, _ = run(capsys, "sim", "--list-params")
+    assert code == 0
+    for needle in ("flit_time", "time unit", "> 0", "chunk_bytes", "int 1 .. 2^40", "flits"):
+        assert needle in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+NUMBER_CASES = [
+    (["sim", "smbi:4x4", "--time-limit", "-1"], "--time-limit '-1' is out of range"),
+    (["sim", "smbi:4x4", "--time-limit", "nan"], "--time-limit 'nan' is not a finite number"),
+    (["trees", "smbi:4x4", "--time-limit", "-inf"], "--time-limit '-inf'"),
+    (["trees", "smbi:4x4", "--time-limit", "0"], "--time-limit '0' is out of range"),
+    (["sweep", "smbi:4x4", "--time-limit", "-1"], "--time-limit"),
+    (["report", "smbi:4x4", "--time-limit", "-1"], "--time-limit"),
+    (["prove", "smalter", "--grids", "6", "--time-limit", "-1"], "--time-limit"),
+    (["design", "mesh:3x3", "--target-trees", "3", "--time-limit", "-1"], "--time-limit '-1'"),
+    (["design", "mesh:3x3", "--target-trees", "99999999999999999999"], "--target-trees"),
+    (["prove", "smbi", "--grids", "4", "--workers", "99999999999999999999"], "--workers"),
+    (["trees", "smbi:4x4", "--max-height", "-1"], "--max-height '-1' is out of range"),
+    (["trees", "smbi:4x4", "--k", "²"], "--k '²' is not a whole number"),
+    (["trees", "smbi:4x4", "--throughput", "--min-rate", "2"], "--min-rate '2'"),
+    (["trees", "smbi:3x3", "--throughput", "--parts", "99999999999999999999"], "--parts"),
+    (["schedule", "smbi:4x4", "-c", "allreduce", "--chunks", "0"], "--chunks '0'"),
+    (["design", "mesh:3x3", "--target-trees", "3", "--cost", "foo=1"], "'foo' is neither"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), NUMBER_CASES, ids=lambda v: " ".join(v)[:40])
+def test_every_numeric_option_is_validated_in_its_own_name(capsys, args, message):
+    assert_refused(*run(capsys, *args), message)
+
+
+SIZE_CASES = [
+    (["sim", "smbi:4x4", "--size", "1" + "0" * 400], "--size"),
+    (["sim", "smbi:4x4", "--size", "99999999999999999999999999GiB"], "--size"),
+    (["report", "smbi:4x4", "--size", "99999999999999999999999999GiB"], "--size"),
+    (["sweep", "smbi:4x4", "--sizes", "99999999999999999999999999GiB"], "--sizes"),
+    (["schedule", "smbi:4x4", "-c", "allreduce", "--size", "9" * 30 + "GiB"], "--size"),
+    (["schedule", "smbi:4x4", "-c", "allreduce", "--size", ""], "--size '' is not a number"),
+    (["sweep", "smbi:4x4", "--sizes", ""], "--sizes '' names no size"),
+    (["sweep", "smbi:4x4", "-c", ""], "--collectives '' names nothing"),
+    (["sweep", "smbi:4x4", "-a", ","], "--algorithms"),
+    (["sim", "smbi:4x4", "--size", "2PiB"], "is more than 1PiB"),
+    (["sim", "smbi:4x4", "--size", "1²MiB"], "--size"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), SIZE_CASES, ids=lambda v: " ".join(v)[:40])
+def test_sizes_and_lists(capsys, args, message):
+    assert_refused(*run(capsys, *args), message)
+
+
+SPEC_CASES = [
+    "hexamesh:²",
+    "smalter:5x5,corners=²",
+    "kite-small:8x8,conc=²",
+    f"mesh:{NINES}x4",
+    "partial-smbi:4x4,io=up",
+    "smalter:4x4,corners=5",
+    "mesh:٣x3",
+    "nosuch:3x3",
+    "mesh",
+]
+
+
+@pytest.mark.parametrize("spec", SPEC_CASES, ids=lambda s: s[:20])
+@pytest.mark.parametrize("command", ["topo", "bound", "sim"])
+def test_bad_specs_get_a_hint(capsys, command, spec):
+    code, out, err = run(capsys, command, spec)
+    assert_refused(code, out, err)
+    assert len(err) < 400  # a 5,000-digit spec is cut in the message
+
+
+@pytest.mark.parametrize("spec", ["smbi:4X4", "SMBi:4x4", "SMBI:4x4", "Smbi:4X4"])
+def test_specs_are_case_insensitive(capsys, spec):
+    code, out, err = run(capsys, "topo", spec, "--json")
+    assert code == 0, err
+    assert json.loads(out)["spec"] == "smbi:4x4"
+
+
+def test_prove_refuses_a_size_in_the_family(capsys):
+    assert_refused(*run(capsys, "prove", "smbi:8x8", "--grids", "4"), "names a size (8x8)")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["prove", "smbi", "--sizes", "4"], "prove --sizes is now --grids"),
+        (["prove", "smbi", "--out-dir", "x"], "prove --out-dir is now -o/--output"),
+        (["sweep", "smbi:4x4", "--csv", "x.csv"], "sweep --csv is now -o/--output"),
+    ],
+)
+def test_renamed_options_say_their_new_name(capsys, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    assert_refused(*run(capsys, *args), message)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_prove_scheduler_must_be_an_address(capsys):
+    assert_refused(
+        *run(capsys, "prove", "smbi", "--grids", "4", "--scheduler", "not a url"),
+        "is not a scheduler address",
+    )
+
+
+def test_missing_collective_is_one_line(capsys):
+    assert_refused(*run(capsys, "schedule", "smbi:4x4"), "Missing option", "allgather")
+
+
+def test_hexamesh_hint_names_something_trees_accepts(capsys):
+    code, out, err = run(capsys, "trees", "hexamesh:r2,memory=south")
+    assert_refused(code, out, err)
+    assert "--roots free" not in err
+    assert "--roots 0,3,7" in err or "comma list of node ids" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["sim", "smbi:4x4", "-a", "ring", "--roots", "0"], "--roots does not apply to -a ring"),
+        (["sim", "smbi:4x4", "-a", "ring", "--time-limit", "5"], "--time-limit does not apply"),
+        (["sim", "smbi:4x4", "-a", "throughput", "--roots", "0"], "--roots does not apply"),
+        (["trees", "smbi:4x4", "--min-rate", "0.5"], "--min-rate does not apply"),
+        (["topo", "smbi:4x4", "--format", "dot"], "--format applies to -o"),
+        (["schedule", "smbi:4x4", "-c", "allreduce", "--max-steps", "8"], "--max-steps"),
+        (["bound", "smbi:4x4", "--collective", "allgather", "--roots", "0"], "--roots"),
+        (["sim", "mesh:2x2", "-c", "alltoall", "--roots", "0"], "--roots does not apply to -c"),
+        (["sim", "mesh:2x2", "-a", "tacos", "--time-limit", "5"], "--time-limit does not apply"),
+        (["schedule", "mesh:2x2", "-c", "allreduce", "-a", "tacos", "--roots", "0"], "own trees"),
+        (["schedule", "mesh:2x2", "-c", "alltoall"], "point-to-point routes, not trees"),
+        (["schedule", "mesh:2x2", "-c", "allgather", "-a", "direct"], "AllToAll tables"),
+        (["sweep", "mesh:2x2", "--format", "csv"], "--format does not apply without -o"),
+        (["sweep", "mesh:2x2", "--scheduler", "tcp://h:1", "--workers", "2"], "--workers does"),
+        (["prove", "smbi", "--scheduler", "tcp://h:1", "--workers", "2"], "--workers does not"),
+    ],
+    ids=lambda v: " ".join(v)[:40],
+)
+def test_options_that_would_be_ignored_are_refused(capsys, args, message):
+    assert_refused(*run(capsys, *args), message)
+
+
+@pytest.mark.parametrize(
+    "roots", ["0,,3", "a,b", "0;1", "²", "", "corners;free", "0,3,99999999999"]
+)
+def test_one_roots_grammar(capsys, roots):
+    assert_refused(*run(capsys, "bound", "smbi:4x4", "--roots", roots), "--roots")
+
+
+def test_roots_sets_with_semicolons_in_sim(capsys):
+    code, out, err = run(
+        capsys, "sim", "smbi:4x4", "-c", "allgather", "--roots",
+        "0,3,12,15;1,2,13,14;4,7,8,11;5,6,9,10", "--json", "--no-links",
+    )  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["meta"]["sets"] == 4
+
+
+def test_sweep_checks_every_spec_before_running(capsys, tmp_path):
+    out_csv = tmp_path / "k.csv"
+    code, out, err = run(capsys, "sweep", "mesh:3x3", "nosuch:3x3", "-o", str(out_csv))
+    assert_refused(code, out, err, "unknown topology 'nosuch'")
+    assert not out_csv.exists()
+
+
+def test_size_in_decimal_units_is_shown_as_typed(capsys):
+    code, out, err = run(capsys, "sim", "mesh:2x2", "-a", "ring", "--size", "4mb")
+    assert code == 0, err
+    assert "4MB" in out  # 4,000,000 bytes, not 3906.25KiB
+    assert "3906" not in out
+
+
+def test_bound_exits_one_on_a_negative_answer(capsys):
+    code, out, _ = run(capsys, "bound", "mesh:4x4", "--roots", "0,3,15")
+    assert code == 1
+    assert "do NOT fit" in out
+    code, _, _ = run(capsys, "bound", "mesh:4x4", "--roots", "free")
+    assert code == 0  # a count is an answer, not a refusal
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["verify", "nonexist.json"],
+        ["topo", "nonexist.json"],
+        ["sim", "smbi:4x4", "--trees", "nonexist.json"],
+    ],
+)
+def test_missing_files_get_a_hint(capsys, tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    assert_refused(*run(capsys, *args), "nonexist.json")
+
+
+def test_a_topology_file_with_a_dangling_arc_gets_a_hint(capsys, tmp_path):
+    _, out, _ = run(capsys, "topo", "mesh:2x2", "--json")
+    doc = json.loads(out)
+    doc["arcs"].append({"src": 0, "dst": 77, "key": 0, "cls": "mesh"})
+    path = tmp_path / "dangling.json"
+    path.write_text(json.dumps(doc))
+    assert_refused(*run(capsys, "topo", str(path)), "names a node that does not exist")
+
+
+@pytest.mark.parametrize("value", [-1.0, 0.0, 1e400])
+def test_a_topology_file_with_a_bad_bandwidth_is_refused(capsys, tmp_path, value):
+    _, out, _ = run(capsys, "topo", "mesh:2x2", "--json")
+    text = out.replace('"bandwidth": 1.0', f'"bandwidth": {value!r}', 1)
+    path = tmp_path / "bandwidth.json"
+    path.write_text(text.replace("inf", "1e400"))
+    code, out, err = run(capsys, "sim", str(path), "-a", "ring")
+    assert_refused(code, out, err)
+    assert "bandwidth" in err or "too large" in err
+
+
+def test_input_format_takes_any_case(capsys, tmp_path):
+    path = tmp_path / "chip.txt"  # an extension that names no format
+    assert run(capsys, "topo", "mesh:2x2", "-o", str(path), "--format", "dot")[0] == 0
+    code, out, err = run(capsys, "topo", str(path), "--input-format", "DOT", "--json")
+    assert code == 0, err
+    assert len(json.loads(out)["nodes"]) == 4
+    assert_refused(*run(capsys, "topo", str(path), "--input-format", "xml"), "--input-format")
