@@ -35,6 +35,12 @@ teccl      TE-CCL (Liu et al., SIGCOMM 2024) for AllGather, ReduceScatter, AllRe
            relaxation with rounding (:mod:`supermesh.sim.teccl`), replayed loop by loop
 ========== ==================================================================================
 
+Without ``--algorithm`` (:func:`default_algorithm`): ``throughput`` for a weighted packing;
+``tacos`` where the tree engine's trees are measured slower (:func:`prefers_tacos`: router
+nodes or links of unequal cost, and one-way ReduceScatter / AllGather); ``pipeline``
+otherwise. On a one-way topology (SMUni) the pipeline's reduce phases run on in-trees of their
+own (:func:`phase_trees_for`).
+
 AllToAll (``alltoall``) runs ``direct`` and ``teccl`` only; its bound is the concurrent-flow
 bound of :func:`supermesh.sim.multicommodity.alltoall_bound`.
 
@@ -54,6 +60,7 @@ from supermesh.errors import SpecError
 from supermesh.sim.baselines.dispatch import BASELINES, baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
+from supermesh.sim.cost import check_baseline
 from supermesh.sim.presets import SimParams
 from supermesh.sim.program import Program
 from supermesh.sim.result import SimResult
@@ -70,9 +77,12 @@ __all__ = [
     "TREE_ALGORITHMS",
     "default_algorithm",
     "is_weighted",
+    "phase_trees_for",
+    "prefers_tacos",
     "run_algorithm",
     "throughput_bound_for",
     "tree_sets_for",
+    "trees_key",
 ]
 
 TREE_ALGORITHMS = ("pipeline", "tto", "paper")
@@ -197,25 +207,137 @@ def tree_sets_for(
     return list(packing.sets)
 
 
-def default_algorithm(
+def phase_trees_for(
     G: nx.MultiDiGraph,
-    trees: TreePacking | list[TreeSet] | None = None,
-    reduce_trees: TreePacking | list[TreeSet] | None = None,
-) -> str:
-    """The algorithm a simulation runs when none is named.
+    algorithm: str,
+    collective: str,
+    *,
+    roots: str | None = None,
+    time_limit: float = 60.0,
+    fast: bool = False,
+) -> list[TreePacking]:
+    """The packings a named tree algorithm runs a collective's phases on (what is cached).
 
-    ``throughput`` for weighted trees (all at once, shares of each root's data), ``pipeline``
-    otherwise.
+    :func:`supermesh.trees.schedule.collective.phase_packings`: one out-tree packing where every
+    arc has its reverse, and in-trees of their own for the reduce phases on a one-way topology
+    (SMUni). Parameters and errors as :func:`tree_sets_for`.
+
+    Returns
+    -------
+    list of TreePacking
+        One per direction at most, the forward phase's first.
 
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> default_algorithm(build("smbi:4x4"))
-    'pipeline'
+    >>> [p.direction for p in phase_trees_for(build("smuni:4x4"), "pipeline", "reducescatter")]
+    ['in']
+    """
+    from supermesh.trees.schedule import phase_packings
+
+    collective = check_collective(collective)
+    if algorithm not in TREE_ALGORITHMS:
+        raise SpecError(f"{algorithm!r} is not a tree algorithm", hint=f"use {TREE_ALGORITHMS}")
+    if roots is not None and collective in ("reducescatter", "allgather"):
+        raise SpecError(
+            f"{collective} roots every chiplet; --roots is for allreduce, broadcast and reduce"
+        )
+    return phase_packings(
+        G, collective, algorithm=algorithm, roots=roots, time_limit=time_limit, fast=fast
+    )
+
+
+def trees_key(
+    G: nx.MultiDiGraph, algorithm: str, collective: str, roots: str | None = None
+) -> tuple[Any, ...]:
+    """The cache key of a tree algorithm's packings for a collective (see :func:`run_algorithm`).
+
+    ReduceScatter and AllGather share their root sets (``"sets"``) where the arcs reverse; on a
+    one-way topology ReduceScatter's in-trees are their own (``"sets-in"``).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> trees_key(build("smuni:4x4"), "pipeline", "reducescatter")
+    ('trees', 'smuni:4x4', 'pipeline', 'sets-in', None)
+    """
+    from supermesh.trees.schedule import reversible
+
+    kind = collective if collective in ("allreduce", "broadcast", "reduce") else "sets"
+    if collective == "reducescatter" and not reversible(G):
+        kind = "sets-in"
+    return ("trees", G.graph.get("spec", id(G)), algorithm, kind, roots)
+
+
+def default_algorithm(
+    G: nx.MultiDiGraph,
+    trees: TreePacking | list[TreeSet] | None = None,
+    reduce_trees: TreePacking | list[TreeSet] | None = None,
+    collective: str | None = None,
+) -> str:
+    """The algorithm a simulation runs when none is named.
+
+    ``throughput`` for weighted trees (all trees at once, shares of each root's data);
+    ``direct`` for AllToAll (point to point); without trees, ``tacos`` where the trees
+    engine's trees are measured behind it (:func:`prefers_tacos`); ``pipeline`` otherwise.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> default_algorithm(build("smbi:4x4")), default_algorithm(build("cmesh:4x4"), collective="ag")
+    ('pipeline', 'tacos')
     """
     if is_weighted(G, trees) or is_weighted(G, reduce_trees):
         return THROUGHPUT
+    if collective and check_collective(collective) == "alltoall":
+        return "direct"  # point to point: no trees
+    if trees is None and reduce_trees is None and collective and prefers_tacos(G, collective):
+        return TACOS
     return "pipeline"
+
+
+def prefers_tacos(G: nx.MultiDiGraph, collective: str) -> bool:
+    """Whether TACOS is the default for a collective on ``G`` rather than pipeline trees.
+
+    The trees engine minimises hops and packs arc-disjoint trees; it does not see link costs,
+    and a chiplet with one link (to its router) roots the only tree that can reach it. TACOS
+    (cost-aware, any connected topology) is the default for ReduceScatter, AllGather and
+    AllReduce where that shows:
+
+    - router nodes, or arcs of unequal cost (the interposer families with their wire
+      latencies): ReduceScatter / AllGather 1.6-2.9x faster than the pipeline trees (booksim,
+      4 and 64 MiB, 4x4 to 16x16: ``cmesh``, ``kite-small``, ``kite-medium``,
+      ``folded-torus``, ``double-butterfly``, ``butterdonut``, ``conc=4``); AllReduce 2.1-3.6x
+      where fewer than 4 trees with distinct roots fit (routers: 1; butterflies: 2 or 3,
+      Frank's count, :func:`~supermesh.trees.bounds.free.max_trees_free`), while where 4 fit
+      (Kite, folded torus) the pipeline's 4 trees are 3-16% faster and stay the default;
+    - a one-way topology (SMUni), ReduceScatter / AllGather: 1.3x (TACOS's AllReduce runs its
+      ReduceScatter backwards, which one-way arcs forbid: pipeline trees with in-trees of
+      their own, :func:`phase_trees_for`).
+
+    Mesh, SuperMesh, torus and HexaMesh (unit links, every arc reversible) keep the trees.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> [prefers_tacos(build(s), "allreduce") for s in ("cmesh:4x4", "kite-small:4x4")]
+    [True, False]
+    >>> prefers_tacos(build("smuni:4x4"), "rs"), prefers_tacos(build("smuni:4x4"), "allreduce")
+    (True, False)
+    """
+    from supermesh.trees.bounds.free import max_trees_free
+    from supermesh.trees.schedule import reversible
+
+    collective = check_collective(collective)
+    if collective not in ("reducescatter", "allgather", "allreduce"):
+        return False
+    costs = {(d.get("bandwidth", 1.0), d.get("latency", 1.0)) for *_, d in G.edges(data=True)}
+    routed = any(G.nodes[v].get("kind") == "router" for v in G)
+    if len(costs) > 1 or routed:
+        if collective != "allreduce":
+            return True
+        return max_trees_free(G, distinct=True).max_trees < 4
+    return not reversible(G) and collective != "allreduce"
 
 
 def run_algorithm(
@@ -280,7 +402,7 @@ def run_algorithm(
     """
     collective = check_collective(collective)
     if algorithm is None:
-        algorithm = default_algorithm(G, trees, reduce_trees)
+        algorithm = default_algorithm(G, trees, reduce_trees, collective)
     if algorithm not in ALGORITHMS:
         raise SpecError(
             f"unknown algorithm {algorithm!r}", hint=f"use one of: {', '.join(ALGORITHMS)}"
@@ -317,17 +439,21 @@ def run_algorithm(
 
         program = teccl_program(G, collective, nbytes, params, time_limit=time_limit, cache=cache)
     elif algorithm in BASELINES:
+        check_baseline(G, algorithm, collective)
         program = baseline_program(G, algorithm, collective, nbytes, params)
     else:
         if trees is None:
-            kind = collective if collective in ("allreduce", "broadcast", "reduce") else "sets"
-            key = ("trees", spec, algorithm, kind, roots)
+            key = trees_key(G, algorithm, collective, roots)
             if cache is not None and key in cache:
-                trees = cache[key]
+                packings = cache[key]
             else:
-                trees = tree_sets_for(G, algorithm, collective, roots=roots, time_limit=time_limit)
+                packings = phase_trees_for(
+                    G, algorithm, collective, roots=roots, time_limit=time_limit
+                )
                 if cache is not None:
-                    cache[key] = trees
+                    cache[key] = packings
+            trees, *more = packings
+            reduce_trees = more[0] if more else reduce_trees
         program = tree_program(G, trees, collective, nbytes, params, reduce_trees=reduce_trees)
     return evaluate(
         G,

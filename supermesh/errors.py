@@ -13,6 +13,7 @@ from typing import Any
 __all__ = [
     "InfeasibleError",
     "InputFileError",
+    "ResourceError",
     "SolverError",
     "SpecError",
     "SupermeshError",
@@ -56,6 +57,13 @@ class TopologyError(SupermeshError):
 
 class InputFileError(SupermeshError):
     """A file cannot be read, is not valid JSON, or lacks a field the format requires."""
+
+
+class ResourceError(SupermeshError):
+    """A request would need more memory or time than the documented cap (the figure is named).
+
+    Raised before the work starts, so nothing is half done; the hint says what to ask instead.
+    """
 
 
 class SolverError(SupermeshError):

@@ -24,10 +24,15 @@ from supermesh.topologies import build, metrics
 from supermesh.trees.bounds.counts import check_roots
 from supermesh.trees.bounds.free import max_trees_free
 from supermesh.trees.model import TreeSet
+from supermesh.trees.schedule import reversible
 
-__all__ = ["COLLECTIVES", "build_report"]
+__all__ = ["COLLECTIVES", "build_report", "report_errors"]
 
 COLLECTIVES = ("allreduce", "reducescatter", "allgather")
+_TACOS_ONE_WAY = (
+    "TACOS's AllReduce runs its ReduceScatter backwards on its AllGather's links, which one-way "
+    "arcs do not allow"
+)
 
 
 def _corners(G: nx.MultiDiGraph) -> list[int] | None:
@@ -93,6 +98,9 @@ def _sim_part(
         out[collective] = result.to_json(arcs=False)
     tacos: dict[str, Any] = {}
     for collective in COLLECTIVES:
+        if collective == "allreduce" and not reversible(G):
+            tacos[collective] = {"skipped": _TACOS_ONE_WAY}
+            continue
         tacos[collective] = _guarded(
             partial(
                 lambda c: run_algorithm(G, "tacos", c, nbytes, params, cache=cache).to_json(
@@ -248,3 +256,34 @@ def _energy_ratios(entries: list[dict[str, Any]]) -> dict[str, dict[str, float |
             row[c] = round(mine / b, 4) if mine is not None and b else None
         out[e["spec"]] = row
     return out
+
+
+def report_errors(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every part of a report that failed: where (spec and part), the error and its hint.
+
+    A report whose parts all computed has none; a part that does not apply (TACOS's AllReduce
+    on one-way arcs) is marked ``skipped`` with the reason, not an error.
+
+    Examples
+    --------
+    >>> doc = {"topologies": [{"spec": "mesh:4x4", "sim": {"error": "no trees", "hint": "h"}}]}
+    >>> report_errors(doc)
+    [{'spec': 'mesh:4x4', 'part': 'sim', 'error': 'no trees', 'hint': 'h'}]
+    """
+    found: list[dict[str, Any]] = []
+
+    def walk(doc: Any, spec: str, part: str) -> None:
+        if isinstance(doc, dict):
+            if isinstance(doc.get("error"), str):
+                found.append(
+                    {"spec": spec, "part": part, "error": doc["error"], "hint": doc.get("hint")}
+                )
+                return
+            for key, value in doc.items():
+                walk(value, spec, f"{part} {key}".strip())
+
+    for entry in report.get("topologies", []):
+        for key, value in entry.items():
+            if key not in ("spec", "name", "metrics"):
+                walk(value, entry["spec"], key)
+    return found

@@ -27,7 +27,13 @@ import supermesh
 
 PACKAGE = Path(supermesh.__file__).resolve().parent
 
-BASE = {"supermesh._lazy", "supermesh.errors", "supermesh.units", "supermesh.parallel"}
+BASE = {
+    "supermesh._lazy",
+    "supermesh.budget",
+    "supermesh.errors",
+    "supermesh.units",
+    "supermesh.parallel",
+}
 TREES_SHARED = {
     "supermesh.trees",
     "supermesh.trees.model",

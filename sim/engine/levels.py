@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from supermesh.budget import CELL_BYTES, check_memory
 from supermesh.sim.program import DeadlockError
 
 if TYPE_CHECKING:
@@ -92,6 +93,12 @@ def solve_levels(run: PhaseRun, lo: int, hi: int) -> None:
                 queue.append(j)
     if seen != m:
         raise DeadlockError("the dependencies of a tree group form a cycle")
+    widest = int(np.bincount(level).max())
+    check_memory(  # a level's starts and deliveries, and the deliveries its parents wait for
+        3 * CELL_BYTES * widest * count,
+        f"the times of {m * count:,} transfers ({m} tree arcs x {count:,} chunks)",
+        "ask for a smaller --size, or fewer chunks (a larger chunk_bytes)",
+    )
     remaining = [len(children[i]) for i in range(m)]
     fin: dict[int, np.ndarray] = {}
     ks = np.arange(count, dtype=np.float64)

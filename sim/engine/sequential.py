@@ -11,19 +11,24 @@ compute exactly what :func:`supermesh.sim.oracle.simulate_events` computes.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from supermesh.budget import CELL_BYTES, check_memory, check_steps
 from supermesh.sim.program import DeadlockError
 
 if TYPE_CHECKING:
     from supermesh.sim.engine.timing import PhaseRun
 
-__all__ = ["solve_general", "solve_periodic"]
+__all__ = ["GENERAL_BYTES", "solve_general", "solve_periodic"]
+
+GENERAL_BYTES = 400
+"""Bytes of Python lists per transfer :func:`solve_general` holds (measured: about 350)."""
 
 
-def solve_periodic(run: PhaseRun, lo: int, hi: int) -> bool:
+def solve_periodic(run: PhaseRun, lo: int, hi: int, *, probe: int | None = None) -> bool:
     """Solve the group of blocks ``lo:hi`` chunk by chunk until the times repeat, then extend.
 
     For groups whose blocks share links with chunk counts alike. Chunk ``c``'s times are a
@@ -42,6 +47,9 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int) -> bool:
         The phase being solved: its arc free times are advanced and every block is recorded.
     lo, hi : int
         The group's blocks, ``lo`` to ``hi - 1``.
+    probe : int, optional
+        Give up (return False, nothing done) when the times have not repeated within this many
+        chunks (a tree group whose faster links never fall into step with the slowest).
 
     Returns
     -------
@@ -49,6 +57,11 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int) -> bool:
         False (nothing done) when the group does not fit: a block with fewer than 2 chunks, a
         dependency on another group or on a block with fewer chunks, or a cycle (which
         :func:`solve_general` reports).
+
+    Raises
+    ------
+    ResourceError
+        Every time of a block that another group waits for would not fit in memory.
     """
     p = run.p
     m = hi - lo
@@ -78,6 +91,8 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int) -> bool:
     finishes: list[list[float]] = []
     period = delta = 0.0
     for c in range(common):
+        if probe is not None and c >= probe:
+            return False  # no repetition soon: the caller's own path solves the group
         st = [0.0] * m
         fi = [0.0] * m
         before = finishes[-1] if finishes else None
@@ -103,14 +118,15 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int) -> bool:
     S = np.asarray(starts).T  # blocks x computed chunks
     F = np.asarray(finishes).T
     done = S.shape[1]
-    if done < common:
-        q = int(period)
-        extra = np.arange(done, common)
-        laps = (extra - (done - q)) // q  # whole periods past the last computed copy
-        src = extra - laps * q
-        S = np.concatenate([S, S[:, src] + laps * delta], axis=1)
-        F = np.concatenate([F, F[:, src] + laps * delta], axis=1)
-    arc_free = {arc: float(F[k, -1]) for arc, k in last.items()}  # last finish per arc
+    q = int(period)
+
+    def repeated(M: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """Rows of ``M`` at chunks ``c < common``: computed, or a whole number of periods on."""
+        laps = np.where(c < done, 0, (c - (done - q)) // max(q, 1))
+        return M[:, c - laps * q] + laps * delta
+
+    end = np.array([common - 1])
+    arc_free = {arc: float(repeated(F, end)[k, 0]) for arc, k in last.items()}  # last finish
     tail_s: list[list[float]] = [[] for _ in range(m)]
     tail_f: list[list[float]] = [[] for _ in range(m)]
     for c in range(common, longest):  # FIFO order (chunk, block) over the blocks still sending
@@ -127,6 +143,19 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int) -> bool:
             fi_c[k] = arc_free[arcs[k]] = t + dur[k]
     for arc, f in arc_free.items():
         run.avail[arc] = f + rel
+    if not any(run.needs_vectors(lo + k) for k in range(m)):
+        # only samples, first and last times are kept: a group of any length costs its fill
+        for k in range(m):
+            run.record_summary(lo + k, counts[k], _times_of(repeated, S, k, common, tail_s[k]))
+        return True
+    if done < common:
+        check_memory(
+            2 * CELL_BYTES * m * common,
+            f"the times of {m * common:,} transfers",
+            "ask for a smaller --size, or fewer chunks (a larger chunk_bytes)",
+        )
+        S = repeated(S, np.arange(common))
+        F = repeated(F, np.arange(common))
     for k in range(m):
         s_k, f_k = S[k], F[k]
         if tail_s[k]:
@@ -134,6 +163,26 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int) -> bool:
             f_k = np.concatenate([f_k, tail_f[k]])
         run.record(lo + k, s_k, f_k)
     return True
+
+
+def _times_of(
+    repeated: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    S: np.ndarray,
+    k: int,
+    common: int,
+    tail: list[float],
+) -> Callable[[np.ndarray], np.ndarray]:
+    """Block ``k``'s start times at given chunks: the repetition below ``common``, then ``tail``."""
+    extra = np.asarray(tail, dtype=np.float64)
+
+    def at(c: np.ndarray) -> np.ndarray:
+        head = c < common
+        out = np.empty(len(c))
+        out[head] = repeated(S[k : k + 1], c[head])[0]
+        out[~head] = extra[c[~head] - common]
+        return out
+
+    return at
 
 
 def _block_order(deps: list[list[int]], prev_same: list[int]) -> list[int] | None:
@@ -175,7 +224,8 @@ def solve_general(run: PhaseRun, lo: int, hi: int) -> None:
 
     Takes any group: blocks sharing links with any chunk counts, and dependencies on blocks of
     earlier groups (read from ``run.finish``). Inside the group the FIFO order is chunk, then
-    position in the block list.
+    position in the block list. Refused before it starts above the memory cap (about
+    :data:`GENERAL_BYTES` per transfer) or :data:`~supermesh.budget.MAX_STEPS` transfers.
 
     Parameters
     ----------
@@ -189,6 +239,8 @@ def solve_general(run: PhaseRun, lo: int, hi: int) -> None:
     DeadlockError
         If a block waits for a chunk its dependency never sends, or the FIFO order and the
         dependencies wait on each other.
+    ResourceError
+        Too many transfers for the caps.
     """
     p = run.p
     counts = p.count[lo:hi].tolist()
@@ -200,6 +252,10 @@ def solve_general(run: PhaseRun, lo: int, hi: int) -> None:
     for k, cnt in enumerate(counts):
         offset[k + 1] = offset[k] + cnt
     n = offset[-1]
+    what = f"solving {n:,} transfers one by one"
+    hint = "ask for a smaller --size, fewer chunks (a larger chunk_bytes) or a smaller topology"
+    check_steps(n, what, hint)
+    check_memory(GENERAL_BYTES * n, what, hint)
     # FIFO order inside the group: chunk, then position in the block list
     order = sorted(((c, k) for k in range(hi - lo) for c in range(counts[k])), key=lambda e: e)
     prev = [-1] * n

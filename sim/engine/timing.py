@@ -12,6 +12,7 @@ else :func:`~supermesh.sim.engine.sequential.solve_periodic`, else
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,9 +21,13 @@ from supermesh.sim.engine.levels import fits_levels, solve_levels
 from supermesh.sim.engine.sequential import solve_general, solve_periodic
 from supermesh.sim.program import Phase, Program
 
-__all__ = ["PhaseRun", "PhaseTiming", "Timing", "run_program"]
+__all__ = ["PERIODIC_FROM", "PERIODIC_PROBE", "PhaseRun", "PhaseTiming", "Timing", "run_program"]
 
 _SAMPLES = 64  # start times kept per block for time series
+PERIODIC_FROM = 1 << 22
+"""Transfers in a tree group above which the periodic path is tried first."""
+PERIODIC_PROBE = 4096
+"""Chunks the periodic path computes one by one looking for the repetition before giving up."""
 
 
 @dataclass
@@ -116,6 +121,24 @@ class PhaseRun:
         if self.keep:
             self.starts[b] = s.copy()
 
+    def needs_vectors(self, b: int) -> bool:
+        """Whether block ``b``'s every time must be kept (another group waits, or asked for)."""
+        return self.keep or b in self.needed
+
+    def record_summary(self, b: int, n: int, at: Callable[[np.ndarray], np.ndarray]) -> None:
+        """Record block ``b`` of ``n`` chunks from ``at`` (chunk indices -> start times) alone.
+
+        What :meth:`record` keeps of a block that no other group waits for, without its ``n``
+        times in memory: a periodic group of any length costs its samples only.
+        """
+        stride = max(1, n // _SAMPLES)
+        idx = np.arange(0, n, stride)
+        ends = at(np.array([0, n - 1]))
+        dur = float(self.p.duration[b])
+        self.first[b] = ends[0]
+        self.last[b] = ends[1] + dur
+        self.samples[b] = (at(idx), dur * stride)
+
     def run(self) -> None:
         """Solve every group of the phase in FIFO order.
 
@@ -131,7 +154,11 @@ class PhaseRun:
         edges = [0, *bounds.tolist(), p.size]
         for lo, hi in itertools.pairwise(edges):
             if fits_levels(self, lo, hi):
-                solve_levels(self, lo, hi)
+                # a long pipeline: its times repeat once it fills, so try the periodic path,
+                # which then costs the fill; the level path holds blocks x chunks of times
+                large = int(p.count[lo:hi].sum()) > PERIODIC_FROM
+                if not (large and solve_periodic(self, lo, hi, probe=PERIODIC_PROBE)):
+                    solve_levels(self, lo, hi)
             elif not solve_periodic(self, lo, hi):
                 solve_general(self, lo, hi)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from supermesh.errors import SupermeshError
-from supermesh.sim.algorithms import tree_sets_for
+from supermesh.sim.algorithms import phase_trees_for, trees_key
 from supermesh.sim.sweep.cases import SweepCase, by_topology, tree_key
 from supermesh.topologies import build, compute_nodes
 
@@ -35,11 +35,14 @@ def _tree_job(job: _TreeJob) -> tuple[dict[Any, Any], float, dict[Any, str]]:
     G = None
     for case in job.cases:
         key = tree_key(case)
-        if key is None or key in built or key in errors:
+        if key is None or key in errors:
             continue
         try:
             G = build(job.spec) if G is None else G
-            built[key] = tree_sets_for(
+            key = trees_key(G, case.algorithm, case.collective)  # one-way RS: in-trees apart
+            if key in built:
+                continue
+            built[key] = phase_trees_for(
                 G, case.algorithm, case.collective, time_limit=job.time_limit, fast=job.fast
             )
         except SupermeshError as exc:  # run_sweep reports it on the case's row

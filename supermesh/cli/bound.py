@@ -123,6 +123,10 @@ def bound(
     if collective is not None:
         _collective_bound(G, spec, collective, as_json)
         return
+    if ctx.get_parameter_source("roots_text") == click.core.ParameterSource.DEFAULT and (
+        G.graph.get("rows") is None or G.graph.get("family") == "hexamesh"
+    ):
+        text = "free"  # no corners off the grid: the default asks for the most trees
     doc: dict[str, Any] = {"topology": G.graph.get("spec", spec)}
     feasible = True
     if text == "free":

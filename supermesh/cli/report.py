@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
 from rich.table import Table
 
+from supermesh.cli import EXIT_FINDINGS
 from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, status, stdout_console
 from supermesh.cli.options import (
     json_option,
@@ -15,7 +17,7 @@ from supermesh.cli.options import (
 )
 from supermesh.cli.topo import metric_rows
 from supermesh.cli.values import Size
-from supermesh.report import COLLECTIVES, build_report
+from supermesh.report import COLLECTIVES, build_report, report_errors
 from supermesh.units import format_size, plural
 
 DEFAULT_SPECS = ("smbi:4x4", "mesh:4x4")
@@ -172,6 +174,7 @@ def report(
         )
     if as_json:
         emit_json(doc)
+        _fail_on_errors(doc)
         return
     entries = doc["topologies"]
     console = stdout_console()
@@ -199,3 +202,16 @@ def report(
         for label, cells in _sim_rows(doc):
             table.add_row(label, *cells)
         console.print(table)
+    _fail_on_errors(doc)
+
+
+def _fail_on_errors(doc: dict[str, Any]) -> None:
+    """Exit 1 with one ``error:`` / ``hint:`` pair per part that failed (the rest is printed)."""
+    errors = report_errors(doc)
+    if not errors:
+        return
+    for e in errors:
+        click.echo(f"error: {e['spec']} ({e['part']}): {e['error']}", err=True)
+        if e["hint"]:
+            click.echo(f"hint: {e['hint']}", err=True)
+    sys.exit(EXIT_FINDINGS)

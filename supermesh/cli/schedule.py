@@ -44,7 +44,7 @@ from supermesh.export.schedule import EXTENSIONS, FORMATS, schedule_text
 from supermesh.sim.tables import SYNTHESISERS, synthesised_schedule
 from supermesh.trees.model import read_packing
 from supermesh.trees.schedule.build import build_schedule
-from supermesh.trees.schedule.collective import COLLECTIVE_ALGORITHMS, collective_trees
+from supermesh.trees.schedule.collective import COLLECTIVE_ALGORITHMS, phase_packings
 from supermesh.trees.schedule.model import COLLECTIVES, ROUTE_COLLECTIVES, Schedule
 
 __all__ = ["schedule"]
@@ -190,9 +190,7 @@ def schedule(
             ]
             sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=size)
         else:
-            packings = collective_trees(
-                G, collective, algorithm=algorithm, roots=roots, nbytes=size
-            )
+            packings = phase_packings(G, collective, algorithm=algorithm, roots=roots, nbytes=size)
             sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=size)
         msccl: dict[str, Any] = {"chunks_per_loop": chunks_per_loop}
         if fmt == "msccl":

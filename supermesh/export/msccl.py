@@ -191,6 +191,7 @@ def msccl_program(
     slots, group = plan_slots(schedule, chunks_per_loop, lim.max_steps)
     nkeys = 1 + max((e.key for e in schedule.entries), default=0)
     builder = StepBuilder(schedule, len(ranks), slots)
+    _check_size(schedule, builder, len(ranks), lim)
     builder.reserve({e.id: e.key + nkeys * group[e.set_index] for e in schedule.entries})
     arcs = [(e.phase, e.set_index, e.arc) for e in schedule.entries]
     if len(arcs) != len(set(arcs)):  # trees of one set share a link
@@ -215,6 +216,29 @@ def msccl_program(
     )
     _check_limits(prog, lim)
     return prog
+
+
+def _check_size(schedule: Schedule, builder: StepBuilder, n: int, lim: MscclLimits) -> None:
+    """Refuse, before any step is built, a program whose steps overflow a rank's XML elements.
+
+    Each entry's slot is a send step at its source and a receive step at its destination, so
+    these counts are a lower bound of what :func:`_check_limits` would find after the build
+    (which for 100,000 chunks would take hours and gigabytes).
+    """
+    steps = [0] * n
+    for e in schedule.entries:
+        k = builder.slots(e)
+        for rank in (e.src, e.dst):
+            if 0 <= rank < n:
+                steps[rank] += k
+    g = max(range(n), key=steps.__getitem__, default=0)
+    if n and 1 + n + steps[g] > lim.max_nodes:
+        raise SpecError(
+            f"GPU {g}: at least {steps[g]:,} steps make the XML larger than the parser's "
+            f"{lim.max_nodes} elements per rank",
+            hint="use fewer chunks per loop (--chunks-per-loop), or a smaller topology / fewer "
+            "tree sets",
+        )
 
 
 def _check_limits(prog: MscclProgram, lim: MscclLimits) -> None:

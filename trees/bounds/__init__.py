@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "edmonds_deficit": "supermesh.trees.bounds.counts",
     "in_degree_upper_bound": "supermesh.trees.bounds.free",
     "max_trees_free": "supermesh.trees.bounds.free",
+    "most_distinct_roots": "supermesh.trees.bounds.free",
     "max_trees_from_root": "supermesh.trees.bounds.counts",
     "decide_free": "supermesh.trees.bounds.frank",
     # heights and the working network

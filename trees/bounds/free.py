@@ -152,3 +152,24 @@ def max_trees_free(
     k, y, cert = maximise_free(net, targets, bound, cert, all_nodes=exact, distinct=distinct)
     roots = tuple(sorted(net.nodes[v] for v in range(net.n) for _ in range(y[v])))
     return CountBound(k, roots, cert, direction, exact)
+
+
+def most_distinct_roots(G: nx.MultiDiGraph, direction: str = "out") -> list[int]:
+    """The most distinct compute roots whose spanning trees fit together (Frank, proven).
+
+    The roots of :func:`max_trees_free` with ``distinct=True``, less any router or memory node
+    (roots own data; a subset of roots that fit still fits), and at least one rank: the default
+    roots where a topology has no corners.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> most_distinct_roots(build("hexamesh:r1")), most_distinct_roots(build("cmesh:4x4"))
+    ([0, 1, 2], [0])
+    """
+    from supermesh.topologies.model import compute_nodes
+
+    ranks = compute_nodes(G)
+    fit = max_trees_free(G, direction=direction, distinct=True).roots
+    wanted = set(ranks)
+    return [r for r in fit if r in wanted] or ranks[:1]

@@ -44,8 +44,9 @@ def pack_by_method(
     method : {"cpsat", "construct", "tto", "algorithm1"}
         See :data:`METHODS`.
     roots : str or sequence of int, optional
-        ``corners`` (default), ``sides``, a comma list or node ids
-        (:func:`~supermesh.trees.rootspec.resolve_roots`). ``tto`` picks its own.
+        ``corners`` (default; off a grid the most distinct roots that fit,
+        :func:`~supermesh.trees.bounds.free.most_distinct_roots`), ``sides``, a comma list or
+        node ids (:func:`~supermesh.trees.rootspec.resolve_roots`). ``tto`` picks its own.
     k : int, optional
         Keep only the first ``k`` roots.
     direction : {"out", "in"}
@@ -80,7 +81,12 @@ def pack_by_method(
                 "--method tto picks its own roots (3 corners)", hint="drop --roots and --k"
             )
         return tto(G, direction=direction)
-    if roots is None or isinstance(roots, str):
+    off_grid = G.graph.get("rows") is None or G.graph.get("family") == "hexamesh"
+    if roots is None and off_grid:  # no corners: the most distinct roots that fit
+        from supermesh.trees.bounds import most_distinct_roots
+
+        chosen = most_distinct_roots(G, direction)
+    elif roots is None or isinstance(roots, str):
         chosen = resolve_roots(G, roots or "corners")
     else:
         chosen = list(roots)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from supermesh.errors import SpecError
+from supermesh.errors import ResourceError, SpecError
 from supermesh.parallel import map_tasks, open_executor, remove_temporaries
 from supermesh.topologies import build
 from supermesh.topologies.spec import parse_spec
@@ -35,6 +35,10 @@ from supermesh.trees.prove.statement import join_cases
 __all__ = ["FamilyProof", "default_choices", "parse_family", "parse_sizes", "prove_family"]
 
 Size = tuple[int, int]
+MAX_SIZES = 1000
+"""Sizes one ``prove`` run takes (each proven separately)."""
+MAX_SIDE = 256
+"""The largest grid side (or hexagon radius) ``prove`` takes: 65,536 chiplets, as ``topo``."""
 _RANGE = re.compile(r"^r?(\d+)\s*\.\.\s*r?(\d+)(?::(\d+))?$")
 _ONE = re.compile(r"^(\d+)(?:x(\d+))?$")
 _SIZE_HINT = "use A..B (square sizes), A..B:STEP, or a list like 4x4,6x8 (hexamesh: 1..4 or r1,r3)"
@@ -134,6 +138,9 @@ def parse_sizes(text: str, *, hexagonal: bool = False) -> list[Size]:
     ------
     SpecError
         A malformed or empty range.
+    ResourceError
+        More than :data:`MAX_SIZES` sizes, or a side above :data:`MAX_SIDE` (checked before
+        the list is built).
 
     Examples
     --------
@@ -148,6 +155,7 @@ def parse_sizes(text: str, *, hexagonal: bool = False) -> list[Size]:
         lo, hi, step = int(m.group(1)), int(m.group(2)), int(m.group(3) or 1)
         if lo > hi or step < 1:
             raise SpecError(f"size range {text!r} is empty", hint=_SIZE_HINT)
+        _check_count((hi - lo) // step + 1, hi, text)  # before the list exists
         return [(n, n) for n in range(lo, hi + 1, step)]
     sizes = []
     for token in spec.split(","):
@@ -156,7 +164,23 @@ def parse_sizes(text: str, *, hexagonal: bool = False) -> list[Size]:
             raise SpecError(f"size {token!r} in {text!r} is not understood", hint=_SIZE_HINT)
         rows = int(one.group(1))
         sizes.append((rows, int(one.group(2) or rows)))
+        _check_count(len(sizes), max(sizes[-1]), text)
     return sizes
+
+
+def _check_count(count: int, side: int, text: str) -> None:
+    """Refuse more than :data:`MAX_SIZES` sizes or a side above :data:`MAX_SIDE`, with figures."""
+    if count > MAX_SIZES:
+        raise ResourceError(
+            f"sizes {text[:40]!r} are {count:,} sizes; one run proves at most {MAX_SIZES}",
+            hint="prove a range with a step (4..64:4) or in parts; past the largest size the "
+            "family statement holds by its argument, not by counting",
+        )
+    if side > MAX_SIDE:
+        raise ResourceError(
+            f"size {side:,} in {text[:40]!r} is above the largest grid proven, {MAX_SIDE}",
+            hint=f"sizes up to {MAX_SIDE} (each needs its own max-flow and CP-SAT proofs)",
+        )
 
 
 def default_choices(name: str) -> tuple[str, ...]:

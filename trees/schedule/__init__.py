@@ -29,6 +29,8 @@ _EXPORTS: dict[str, str] = {
     "COLLECTIVE_ALGORITHMS": "supermesh.trees.schedule.collective",
     "collective_trees": "supermesh.trees.schedule.collective",
     "natural_direction": "supermesh.trees.schedule.collective",
+    "phase_packings": "supermesh.trees.schedule.collective",
+    "reversible": "supermesh.trees.schedule.collective",
     "throughput_packing": "supermesh.trees.schedule.collective",
     # the tables
     "CHUNK_BYTES": "supermesh.trees.schedule.model",

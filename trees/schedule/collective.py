@@ -71,6 +71,8 @@ __all__ = [
     "COLLECTIVE_ALGORITHMS",
     "collective_trees",
     "natural_direction",
+    "phase_packings",
+    "reversible",
     "throughput_packing",
 ]
 
@@ -285,3 +287,108 @@ def collective_trees(
     if collective in ("broadcast", "reduce"):
         return one_root_trees(G, algorithm, roots, direction, time_limit)
     return every_rank_trees(G, algorithm, roots, direction, time_limit, fast)
+
+
+def reversible(G: nx.MultiDiGraph) -> bool:
+    """Whether every arc ``u -> v`` key ``k`` has its reverse ``v -> u`` key ``k``.
+
+    Then an out-tree reversed arc by arc is an in-tree, and one packing serves both phases of a
+    collective; on a one-way topology (SMUni) the reduce phases need in-trees of their own.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> reversible(build("smbi:4x4")), reversible(build("smuni:4x4"))
+    (True, False)
+    """
+    return all(G.has_edge(v, u, k) for u, v, k in G.edges(keys=True))
+
+
+def phase_packings(
+    G: nx.MultiDiGraph,
+    collective: str,
+    *,
+    algorithm: str = "pipeline",
+    roots: str | None = None,
+    time_limit: float = 60.0,
+    fast: bool = False,
+    nbytes: int | None = None,
+    chunk_bytes: int = 12288,
+) -> list[TreePacking]:
+    """The trees every phase of a collective runs on: one packing, or one per direction.
+
+    Where every arc has its reverse (:func:`reversible`), one out-tree packing serves both
+    phases (a reduce phase runs on its trees reversed). On a one-way topology the reduce phases
+    get in-trees of their own: ReduceScatter and Reduce only those; AllReduce out-trees and
+    in-trees on the same roots (TTO's own in-trees when the out-trees are TTO's), so that each
+    root reduces the share it then broadcasts.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce"}
+    algorithm : {"pipeline", "paper", "tto", "throughput"}
+        ``throughput``: its one weighted packing (:func:`collective_trees`).
+    roots : str, optional
+        As :func:`collective_trees` reads them.
+    time_limit : float
+        CP-SAT seconds per set.
+    fast : bool
+        Root sets in their fast mode (sweeps).
+    nbytes, chunk_bytes : int, optional
+        ``throughput``: the size its part count suits (:func:`throughput_packing`).
+
+    Returns
+    -------
+    list of TreePacking
+        At most one per direction, the forward phase's first; what
+        :func:`~supermesh.trees.schedule.build.build_schedule` and the simulator take.
+
+    Raises
+    ------
+    SpecError, InfeasibleError, SupermeshError
+        As :func:`collective_trees`.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> [p.direction for p in phase_packings(build("smbi:4x4"), "reducescatter")]
+    ['out']
+    >>> ps = phase_packings(build("smuni:4x4"), "allreduce")
+    >>> [p.direction for p in ps], [p.sets[0].roots for p in ps]
+    (['out', 'in'], [[0, 3, 15, 12], [0, 3, 15, 12]])
+    """
+    name, _ = _check(collective, algorithm, None)
+    if algorithm == "throughput":  # one weighted packing serves both phases
+        return [
+            collective_trees(
+                G,
+                name,
+                algorithm=algorithm,
+                roots=roots,
+                time_limit=time_limit,
+                nbytes=nbytes,
+                chunk_bytes=chunk_bytes,
+            )
+        ]
+
+    def trees(direction: str, how: str = algorithm, on: str | None = roots) -> TreePacking:
+        return collective_trees(
+            G,
+            name,
+            algorithm=how,
+            roots=on,
+            time_limit=time_limit,
+            direction=direction,
+            fast=fast,
+        )
+
+    if name in ("allgather", "broadcast") or reversible(G):
+        return [trees("out")]
+    if name != "allreduce":
+        return [trees("in")]
+    out = trees("out")
+    if out.method == "tto":
+        return [out, trees("in", "tto")]
+    on = ",".join(str(r) for r in out.sets[0].roots)
+    return [out, with_rule(trees("in", on=on), f"in-trees on the roots of {out.stats['rule']}")]

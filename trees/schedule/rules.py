@@ -70,11 +70,11 @@ def _roots(G: nx.MultiDiGraph, text: str | None) -> list[int]:
 
 def _default_roots(G: nx.MultiDiGraph, direction: str) -> list[int]:
     """The corners on a grid; elsewhere the most distinct roots that fit (Frank, proven)."""
-    from supermesh.trees.bounds.free import max_trees_free
+    from supermesh.trees.bounds import most_distinct_roots
 
     rows, cols = G.graph.get("rows"), G.graph.get("cols")
     if rows is None or cols is None or G.graph.get("family") == "hexamesh":
-        return list(max_trees_free(G, direction=direction, distinct=True).roots)
+        return most_distinct_roots(G, direction)
     return _roots(G, "corners")
 
 
@@ -138,9 +138,19 @@ def allreduce_trees(
         packing = _pack(G, chosen, direction, limit)
     if _usable(packing):
         return with_rule(packing, f"{algorithm} on {roots or 'default roots'} {chosen}")
-    if algorithm == "pipeline" and roots is None:  # a mesh: 4 corner trees cannot exist
+    if algorithm == "pipeline" and roots is None:  # the corners admit no 4 trees
         why = {"status": packing.status, "certificate": packing.certificate}
-        return with_rule(tto(G, direction=direction), "tto (no 4 corner trees)", corners=why)
+        try:  # a mesh: TTO's 3 corner trees, the fourth corner relaying
+            return with_rule(tto(G, direction=direction), "tto (no 4 corner trees)", corners=why)
+        except TopologyError as exc:  # not a mesh (cmesh, kite, butterflies): no TTO either
+            why["tto"] = str(exc)
+        from supermesh.trees.bounds import most_distinct_roots
+
+        chosen = most_distinct_roots(G, direction)
+        packing = _pack(G, chosen, direction, limit)
+        if _usable(packing):
+            rule = f"pipeline on the most distinct roots {chosen} (no 4 corner trees, no TTO)"
+            return with_rule(packing, rule, corners=why)
     raise InfeasibleError(
         f"no {algorithm} trees on the roots {roots or 'corners'}: {packing.status}",
         certificate=packing.certificate or {},
