@@ -23,7 +23,7 @@ from supermesh.trees.bounds.explain import packing_proof
 from supermesh.trees.model import TreePacking
 from supermesh.trees.packing.methods import METHODS, pack_by_method
 
-_METHODS = (*METHODS, "paper")
+_METHODS = (*METHODS, "paper", "colgen")
 _ROOTS_HELP = (
     "corners (clockwise from the top-left; default), sides (the chiplet N//2 along each side, "
     "clockwise from the north) or node ids like 0,3,3,12 (repeats allowed). Not with --method tto."
@@ -32,7 +32,9 @@ _METHOD_HELP = (
     "cpsat: height-optimal (CP-SAT, proven or with the gap); construct: fast constructions, no "
     "solver; tto: TTO's 3 corner trees on a mesh (bottom-left corner relays only); algorithm1: "
     "the SuperMesh paper's Algorithm 1 (a baseline that can get stuck). With --root-sets: cpsat "
-    "searches the partition, paper takes the paper's one-root-per-side rule."
+    "searches the partition, paper takes the paper's one-root-per-side rule. With --throughput: "
+    "construct (the mesh and SMBi closed forms, any size), colgen (column generation); "
+    "default: construct where it is height-optimal or the grid is large."
 )
 _THROUGHPUT_HELP = (
     "Throughput-optimal ReduceScatter/AllGather: every chiplet roots several trees carrying "
@@ -123,6 +125,7 @@ def run_throughput(
     min_rate: float,
     root_slack: int | None,
     time_limit: float | None,
+    method: str = "auto",
 ) -> tuple[nx.MultiDiGraph, TreePacking]:
     """``--throughput``: check the options, then call ``pack_throughput``."""
     from supermesh.trees.throughput.pack import pack_throughput
@@ -143,6 +146,7 @@ def run_throughput(
         root_slack=root_slack,
         proof_time_limit=limit,
         parts_time_limit=limit,
+        method=method,
     )
 
 
@@ -173,6 +177,13 @@ def _print_throughput(p: TreePacking) -> None:
         f"{st['eccentricity_bound']})"
         + (": proven minimal" if p.objective == p.lower_bound else ""),
     ]
+    if "construction" in st:
+        built = st["construction"]
+        proof = "proven minimal" if p.objective == p.lower_bound else "not proven minimal"
+        lines.append(
+            f"construction   {built['name']}, {built['trees_per_root']} trees per rank: rate "
+            f"proven (loads recounted, busiest arc {built['max_load']} shares); height {proof}"
+        )
     if "parts" in st:
         info = st["parts"]
         lines.append(
@@ -339,7 +350,7 @@ def trees(
 
     if throughput_flag:
         given = {"--roots": roots_text, "--k": k, "--root-sets": root_sets_flag or None}
-        given["--method"] = None if method == "cpsat" else method
+        given["--method"] = None if method in ("cpsat", "construct", "colgen") else method
         extra = [name for name, value in given.items() if value is not None]
         if extra:
             raise SpecError(
@@ -347,6 +358,8 @@ def trees(
                 f"{', '.join(extra)} does not apply",
                 hint=f"drop {', '.join(extra)}",
             )
+    elif method == "colgen":
+        raise SpecError("--method colgen is the throughput packer", hint="add --throughput")
     elif collective or parts_text or root_slack is not None or min_rate != 1.0:
         raise SpecError(
             "--collective, --parts, --min-rate and --root-slack go with --throughput",
@@ -360,7 +373,15 @@ def trees(
         figure_format(draw)  # a bad extension fails before any solving
     if throughput_flag:
         G, packing = run_throughput(
-            spec, collective, direction, parts_text, max_height, min_rate, root_slack, time_limit
+            spec,
+            collective,
+            direction,
+            parts_text,
+            max_height,
+            min_rate,
+            root_slack,
+            time_limit,
+            "auto" if method == "cpsat" else method,
         )
     else:
         limit = 10.0 if time_limit is None else time_limit
@@ -379,7 +400,9 @@ def trees(
             )
     doc = packing.to_json(timings=False)  # no wall-clock times: the same inputs, the same file
     if output and packing.status != "infeasible":
-        write_text_atomic(output, json.dumps(doc, indent=1) + "\n")
+        wide = len(packing.trees) > 256  # thousands of trees: compact, not a line per number
+        text = json.dumps(doc, indent=None if wide else 1, separators=(",", ":") if wide else None)
+        write_text_atomic(output, text + "\n")
     if draw and packing.status != "infeasible":
         from supermesh.draw import draw_link_load, draw_root_sets, draw_trees, save_figure
 
