@@ -8,6 +8,12 @@ behind it. With one tree per link that order is harmless; with dozens of trees p
 depth order makes links wait on each other (an 8x8 SuperMesh packing at the optimal rate then
 runs about 20% below it).
 
+Trees with unequal shares carry unequal chunk counts, and a FIFO served chunk by chunk then
+runs them at equal chunk rates instead of their shares' (the exact-share packing of a 4x4 mesh
+8% above the bound). Each tree therefore runs as streams of one common chunk count
+(:func:`~supermesh.trees.schedule.fifo.stream_counts`): a tree of twice the share is two
+streams over the same arcs, each carrying half its chunks, side by side in every FIFO.
+
 The FIFO order inside a chunk comes from :func:`supermesh.trees.schedule.fifo.fifo_slots`, the same
 order the schedule tables use. :func:`packing_program` builds the
 :class:`~supermesh.sim.program.Program` (same chunking, timing and dependencies as
@@ -31,7 +37,7 @@ from supermesh.sim.result import SimResult
 from supermesh.sim.run import evaluate
 from supermesh.trees.model import Tree, TreePacking
 from supermesh.trees.oriented import OrientedTree, orient
-from supermesh.trees.schedule.fifo import FIFO_ROUNDS, Job, fifo_slots
+from supermesh.trees.schedule.fifo import FIFO_ROUNDS, fifo_slots, stream_counts
 from supermesh.trees.schedule.weighted import split_block
 
 __all__ = ["packing_program", "simulate_packing"]
@@ -80,6 +86,7 @@ def packing_program(
     direction: str = "out",
     order: str = "schedule",
     split: bool = True,
+    equalise: bool = True,
 ) -> Program:
     """The FIFO program of a weighted packing: all trees at once, in one group.
 
@@ -98,6 +105,14 @@ def packing_program(
     order : {"schedule", "depth"}
         FIFO order inside a chunk: :func:`fifo_slots`, or depth as in
         :func:`supermesh.sim.collectives.tree_program`.
+    split : bool
+        Divide each root's block of chunks among its trees (the tables' rule), else round each
+        tree's share up.
+    equalise : bool
+        Run every tree as streams of one common chunk count
+        (:func:`~supermesh.trees.schedule.fifo.stream_counts`), so that unequal shares stream
+        at their rates; the streams of a tree sit next to each other in every FIFO. Off: one
+        block per tree edge, the reference's discipline.
 
     Returns
     -------
@@ -123,41 +138,48 @@ def packing_program(
     per_chunk = math.ceil(params.chunk_bytes / params.packet_bytes) if params.cut_through else 1
     unit_time = params.serialisation(unit) + params.hop_latency
     counts = _tree_chunks(trees, nbytes / len(roots), params.chunk_bytes, split)
-    counts = [c * per_chunk for c in counts]
     arc_index: dict[tuple[int, int, int], int] = {}
 
+    streams = stream_counts(counts) if equalise else [[c] for c in counts]
+
     def phase(kind: str) -> PhaseBuilder:
-        rounds = min(max(counts), FIFO_ROUNDS)
-        slots = fifo_slots(trees, kind, rounds=rounds) if order == "schedule" else {}
+        rounds = min(max(max(x) for x in streams), FIFO_ROUNDS)
+        # one job per stream: a tree of m streams takes m places in each round of its links
+        copies = [(ti, si) for ti, x in enumerate(streams) for si in range(len(x))]
+        slots = {}
+        if order == "schedule":
+            by_copy = fifo_slots([trees[ti] for ti, _ in copies], kind, rounds=rounds)
+            slots = {(*copies[ci], v): pos for (ci, v), pos in by_copy.items()}
         jobs = []
         for ti, t in enumerate(trees):
             for v in t.parent:
                 depth = t.depth[v] if kind == "forward" else -t.depth[v]
-                jobs.append((slots.get((ti, v), 0), depth, ti, t.parent[v], v))
+                for si in range(len(streams[ti])):
+                    jobs.append((slots.get((ti, si, v), 0), depth, ti, si, t.parent[v], v))
         jobs.sort()
         pb = PhaseBuilder(arc_index)
-        block: dict[Job, int] = {}
-        for _, _, ti, (u, v, k), _ in jobs:
+        block: dict[tuple[int, int, int], int] = {}
+        for _, _, ti, si, (u, v, k), _ in jobs:
             arc = (u, v, k) if kind == "forward" else (v, u, k)
             if not G.has_edge(*arc[:2], key=arc[2]):
                 raise TopologyError(
                     f"the packing uses arc {arc[0]}->{arc[1]} key {arc[2]}, "
                     "which the topology does not have"
                 )
-            block[(ti, v)] = pb.add(
+            block[(ti, si, v)] = pb.add(
                 arc,
-                count=counts[ti],
+                count=streams[ti][si] * per_chunk,
                 duration=unit_time,
                 payload=unit,
                 delay=params.forward_delay if kind == "forward" else params.reduce_delay,
             )
-        for _, _, ti, (u, v, _), _ in jobs:
+        for _, _, ti, si, (u, v, _), _ in jobs:
             t = trees[ti]
             if kind == "forward":
-                deps = [block[(ti, u)]] if u != t.root else []
+                deps = [block[(ti, si, u)]] if u != t.root else []
             else:
-                deps = [block[(ti, c)] for c in t.children.get(v, ())]
-            pb.set_deps(block[(ti, v)], deps)
+                deps = [block[(ti, si, c)] for c in t.children.get(v, ())]
+            pb.set_deps(block[(ti, si, v)], deps)
         return pb
 
     return tree_phases(
@@ -171,7 +193,8 @@ def packing_program(
             "sets": 1,
             "trees": len(trees),
             "roots": roots,
-            "chunks": [max(counts)],
+            "chunks": [max(counts) * per_chunk],
+            "streams": sum(len(x) for x in streams),
             "heights": [max(t.height for t in trees)],
             "order": order,
         },
@@ -188,6 +211,7 @@ def simulate_packing(
     direction: str = "out",
     order: str = "schedule",
     split: bool = True,
+    equalise: bool = True,
     algorithm: str = "throughput",
     bound: bool | ThroughputBound | None = True,
 ) -> SimResult:
@@ -205,7 +229,15 @@ def simulate_packing(
     """
     params = params or get_preset("booksim")
     program = packing_program(
-        G, packing, collective, nbytes, params, direction=direction, order=order, split=split
+        G,
+        packing,
+        collective,
+        nbytes,
+        params,
+        direction=direction,
+        order=order,
+        split=split,
+        equalise=equalise,
     )
     return evaluate(
         G,

@@ -164,6 +164,7 @@ def throughput_packing(
     """
     from supermesh.topologies.model import compute_nodes
     from supermesh.trees.bounds.throughput import throughput_bound
+    from supermesh.trees.schedule.fifo import streamed
     from supermesh.trees.throughput import construction_parts
     from supermesh.trees.throughput.pack import pack_throughput
     from supermesh.trees.throughput.rates import choose_parts, estimated_load
@@ -193,8 +194,9 @@ def throughput_packing(
     rho = throughput_bound(G, collective).value
     natural = construction_parts(G, direction)
     counts = PART_COUNTS if natural is None else [k for k in PART_COUNTS if k % natural == 0]
-    if not counts:  # a construction with unequal shares and many parts: its exact shares
-        return with_rule(packing(None), f"throughput, exact shares for {nbytes} B")
+    if not counts:  # a construction with unequal shares and many parts: its exact shares,
+        rule = f"throughput, exact shares in streams for {nbytes} B"  # each tree as streams
+        return with_rule(streamed(packing(None), n, nbytes, chunk_bytes), rule)
     loads = {k: estimated_load(rho, n, k) for k in counts}
     built: set[int] = set()
     while True:
