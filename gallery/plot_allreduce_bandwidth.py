@@ -1,4 +1,5 @@
 """AllReduce bandwidth against data size: mesh (TTO) vs SMBi vs SMAlter.
+=====================================================================
 
 The paper's figure 9, from the calibrated link simulator (``booksim`` preset: 1 cycle = 1 ns).
 The mesh runs TTO (three corner trees; the fourth corner only relays), SuperMesh runs four
@@ -13,6 +14,10 @@ from matplotlib.figure import Figure
 from supermesh.draw import draw_speedup, draw_sweep, gallery_output, gallery_quick, save_figure
 from supermesh.sim.presets import get_preset
 from supermesh.sim.sweep import run_sweep, sweep_cases
+
+# %%
+# Simulate every size on every network: TTO's three trees on the mesh, four corner trees on
+# SuperMesh.
 
 SIZES = (4, 5, 8, 9)
 NAMES = {"mesh": "Mesh (TTO)", "smbi": "SMBi", "smalter": "SMAlter"}
@@ -40,4 +45,7 @@ for j, n in enumerate(SIZES):
     axes[1, j].set_ylabel("speedup over Mesh (TTO) (×)")
 fig.suptitle("AllReduce: SuperMesh vs mesh (simulated, booksim preset)", fontsize=11)
 
+# %%
+# The picture is saved next to the script (the README shows it), or into the folder that
+# ``SUPERMESH_GALLERY_DIR`` names.
 save_figure(fig, gallery_output(__file__), dpi=110)

@@ -1,4 +1,5 @@
 """AllReduce trees on the 4x4 SMBi and SMAlter: four arc-disjoint trees from the corners.
+======================================================================================
 
 The paper's figure 5. Each panel is one tree (rooted at a corner, height 6 = the corner's
 eccentricity, so optimal); the number in a chiplet is its depth in that tree. The AllGather phase
@@ -14,6 +15,9 @@ from supermesh.topologies import build
 from supermesh.trees.packing.search import pack_trees
 from supermesh.trees.rootspec import resolve_roots
 
+# %%
+# Pack four corner-rooted trees with CP-SAT on each network and draw one panel per tree.
+
 fig = Figure(figsize=(9.6, 5.4), layout="constrained")
 top, bottom = fig.subfigures(2, 1)
 for sub, spec in ((top, "smbi:4x4"), (bottom, "smalter:4x4")):
@@ -28,4 +32,7 @@ for sub, spec in ((top, "smbi:4x4"), (bottom, "smalter:4x4")):
         f"({packing.status}, bound {packing.lower_bound})",
     )
 
+# %%
+# The picture is saved next to the script (the README shows it), or into the folder that
+# ``SUPERMESH_GALLERY_DIR`` names.
 save_figure(fig, gallery_output(__file__), dpi=110)

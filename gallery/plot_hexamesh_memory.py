@@ -1,4 +1,5 @@
 """HexaMesh with memory chiplets: six arc-disjoint trees that span the compute chiplets.
+=====================================================================================
 
 A radius-2 HexaMesh (19 compute chiplets in a brick-wall hexagon, up to 6 links each) with memory
 chiplets on all four sides. Memory chiplets are not ranks: a tree need only reach the compute
@@ -14,6 +15,10 @@ from supermesh.draw import draw_topology, draw_trees, gallery_output, save_figur
 from supermesh.topologies import build
 from supermesh.trees.bounds.free import max_trees_free
 from supermesh.trees.packing.search import pack_trees
+
+# %%
+# Count the trees with Frank's theorem (the most any roots allow), then pack that many at the
+# lowest height.
 
 G = build("hexamesh:r2,memory=north+east+south+west")
 count = max_trees_free(G)  # the most trees any roots allow, with Frank's certificate
@@ -32,4 +37,7 @@ draw_trees(
     f"({packing.status}, lower bound {packing.lower_bound})",
 )
 
+# %%
+# The picture is saved next to the script (the README shows it), or into the folder that
+# ``SUPERMESH_GALLERY_DIR`` names.
 save_figure(fig, gallery_output(__file__), dpi=110)

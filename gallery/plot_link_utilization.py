@@ -1,4 +1,5 @@
 """Link utilisation during AllGather: 6x6 mesh vs 6x6 SMBi.
+========================================================
 
 The paper's figure 2. Each directed link is a line coloured and thickened by the share of the run
 it was busy (the two directions of a link side by side, each to the right of its direction of
@@ -22,6 +23,10 @@ from supermesh.sim.algorithms import run_algorithm
 from supermesh.sim.presets import get_preset
 from supermesh.topologies import build
 
+# %%
+# Simulate a 64 MiB AllGather on both networks and colour each link by the share of the run it
+# was busy.
+
 limit = 0.3 if gallery_quick() else 1.0  # CP-SAT seconds per root set
 params = get_preset("booksim")
 fig = Figure(figsize=(10.5, 4.9), layout="constrained")
@@ -35,4 +40,7 @@ for ax, spec in zip(axes, ("mesh:6x6", "smbi:6x6"), strict=True):
 utilization_colorbar(fig, list(axes))
 fig.suptitle("Link utilisation during a pipelined AllGather of 64 MiB", fontsize=11)
 
+# %%
+# The picture is saved next to the script (the README shows it), or into the folder that
+# ``SUPERMESH_GALLERY_DIR`` names.
 save_figure(fig, gallery_output(__file__), dpi=110)

@@ -1,4 +1,5 @@
 """AllGather root sets with their tree heights on the 6x6 SMAlter.
+===============================================================
 
 The paper's figure 8. In a pipelined ReduceScatter or AllGather every chiplet is the root of its
 own share; roots run in sets of four arc-disjoint trees, one set after another. ``root_sets``
@@ -11,6 +12,9 @@ from supermesh.draw import draw_root_sets, gallery_output, save_figure
 from supermesh.topologies import build
 from supermesh.trees.roots.sets import root_sets
 
+# %%
+# Partition the chiplets into root sets and pack each set at its optimal height.
+
 G = build("smalter:6x6")
 packing = root_sets(G, seed=0)
 total, bound = packing.stats["total"], packing.stats["total_lower_bound"]
@@ -20,4 +24,7 @@ fig = draw_root_sets(
     title=f"SMAlter 6x6: AllGather root sets (sum of set heights {total}, bound {bound})",
 )
 
+# %%
+# The picture is saved next to the script (the README shows it), or into the folder that
+# ``SUPERMESH_GALLERY_DIR`` names.
 save_figure(fig, gallery_output(__file__), dpi=110)

@@ -1,4 +1,5 @@
 """Scalability of AllReduce from 9 to 256 chiplets (375 KiB per chiplet).
+======================================================================
 
 The paper's figure 11: N x N grids from 3x3 to 16x16 with a collective of 375 KiB times the
 number of chiplets, simulated with the calibrated link model. Left: completion time normalised
@@ -12,6 +13,9 @@ from matplotlib.figure import Figure
 from supermesh.draw import draw_speedup, draw_sweep, gallery_output, gallery_quick, save_figure
 from supermesh.sim.presets import get_preset
 from supermesh.sim.sweep import run_sweep, sweep_cases
+
+# %%
+# Simulate AllReduce of 375 KiB per chiplet from 3x3 to 16x16 chiplets.
 
 NAMES = {"mesh": "Mesh (TTO)", "smbi": "SMBi", "smalter": "SMAlter"}
 sides = (3, 8, 16) if gallery_quick() else (3, 4, 5, 6, 8, 10, 12, 14, 16)
@@ -38,4 +42,7 @@ draw_sweep(rows, middle, x="chiplets", label=family)
 draw_speedup(rows, "Mesh (TTO)", right, x="chiplets", label=family)
 fig.suptitle("AllReduce of 375 KiB per chiplet, 9 to 256 chiplets (simulated)", fontsize=11)
 
+# %%
+# The picture is saved next to the script (the README shows it), or into the folder that
+# ``SUPERMESH_GALLERY_DIR`` names.
 save_figure(fig, gallery_output(__file__), dpi=110)

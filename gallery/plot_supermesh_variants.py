@@ -1,4 +1,5 @@
 """SuperMesh variants side by side: mesh, SMBi, SMAlter (even and odd size).
+=========================================================================
 
 The paper's figure 4. SMBi doubles every perimeter link (corners get 4 links, border chiplets 5);
 SMAlter doubles every other perimeter link starting at the corners, so on an even grid every
@@ -10,6 +11,9 @@ from matplotlib.figure import Figure
 
 from supermesh.draw import draw_topology, gallery_output, save_figure
 from supermesh.topologies import build
+
+# %%
+# Build each variant and draw it with its count of added links; one legend for all panels.
 
 SPECS = ("mesh:4x4", "smbi:4x4", "smalter:4x4", "smalter:5x5")
 
@@ -31,4 +35,7 @@ for ax, spec in zip(axes, SPECS, strict=True):
 fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), frameon=False)
 fig.suptitle("Mesh and the SuperMesh variants", fontsize=11)
 
+# %%
+# The picture is saved next to the script (the README shows it), or into the folder that
+# ``SUPERMESH_GALLERY_DIR`` names.
 save_figure(fig, gallery_output(__file__), dpi=110)

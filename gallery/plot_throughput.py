@@ -1,4 +1,5 @@
 """Throughput-optimal AllGather: link loads, the rate-height trade-off, weighted trees, bandwidth.
+===============================================================================================
 
 (a) The 4x4 SMBi at the optimal rate 64/15 links (ForestColl's cut bound): every chiplet roots
 several trees carrying weighted shares of its data, all at once; each directed link is coloured
@@ -42,6 +43,10 @@ from supermesh.trees.throughput.lp import column_generation
 from supermesh.trees.throughput.model import Network, Progress
 from supermesh.trees.throughput.pack import pack_throughput
 from supermesh.trees.throughput.rates import choose_parts
+
+# %%
+# Four panels: the link loads of the throughput-optimal packing, the rate-height trade-off, the
+# trees of one rank, and the simulated AllGather bandwidth against the paper's root sets.
 
 fig = Figure(figsize=(14.0, 9.6), layout="constrained")
 top, bottom = fig.subfigures(2, 1, height_ratios=[1.0, 0.95])
@@ -116,4 +121,8 @@ ax_d.legend(fontsize=8, loc="lower right")
 ax_d.set_title("(d) SMBi 4x4: simulated AllGather (booksim preset)", fontsize=10)
 
 fig.suptitle("Throughput-optimal AllGather with bounded tree heights", fontsize=12)
+
+# %%
+# The picture is saved next to the script (the README shows it), or into the folder that
+# ``SUPERMESH_GALLERY_DIR`` names.
 save_figure(fig, gallery_output(__file__), dpi=110)

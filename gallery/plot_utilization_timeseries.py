@@ -1,4 +1,5 @@
 """Share of busy links over an AllReduce: 6x6 mesh (TTO) vs SMBi vs SMAlter.
+=========================================================================
 
 The paper's figure 18: pipelined AllReduce of 512 MiB on 6x6 networks; the y axis is the share of
 all directed links busy at each moment (exact, integrated from every transfer's start time). The
@@ -14,6 +15,9 @@ from supermesh.sim import evaluate, tree_program
 from supermesh.sim.algorithms import tree_sets_for
 from supermesh.sim.presets import get_preset
 from supermesh.topologies import build
+
+# %%
+# Simulate the AllReduce on each network and count the busy links over time.
 
 nbytes = (64 if gallery_quick() else 512) << 20
 params = get_preset("booksim")
@@ -36,4 +40,7 @@ fig = draw_utilization_timeseries(
     title=f"Pipelined AllReduce of {nbytes >> 20} MiB: links busy over time",
 )
 
+# %%
+# The picture is saved next to the script (the README shows it), or into the folder that
+# ``SUPERMESH_GALLERY_DIR`` names.
 save_figure(fig, gallery_output(__file__), dpi=110)

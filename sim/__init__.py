@@ -14,13 +14,17 @@ Modules, in the order data flow:
 - :mod:`~supermesh.sim.algorithms`: a named algorithm -> its trees (from
   :func:`supermesh.trees.schedule.collective_trees`) or its baseline program.
 - :mod:`~supermesh.sim.collectives` (tree sets -> a program), :mod:`~supermesh.sim.packing`
-  (weighted packings -> a program), :mod:`~supermesh.sim.baselines` (ring, direct, MultiTree).
-- :mod:`~supermesh.sim.program`: the data the engines run (per-link FIFOs of transfers).
+  (weighted packings -> a program), :mod:`~supermesh.sim.baselines` (ring, direct, MultiTree,
+  TACOS).
+- :mod:`~supermesh.sim.program`: the data the engines run (per-link FIFOs of transfers);
+  :mod:`~supermesh.sim.link_costs`: each transfer timed with its own arc's costs.
 - :mod:`~supermesh.sim.engine` (the fast max-plus engine), :mod:`~supermesh.sim.oracle` (the
   event simulation it is tested against).
 - :mod:`~supermesh.sim.result`, :mod:`~supermesh.sim.bounds`, :mod:`~supermesh.sim.energy`:
-  what a run reports (time, bandwidth, the cut bound with its cut, energy);
-  :mod:`~supermesh.sim.run` ties them together; :mod:`~supermesh.sim.sweep` runs grids of cases.
+  what a run reports (time, bandwidth, the cut bound with its cut, energy by component from the
+  transfer list, with the ``dsent`` or ``paper-text`` model);
+  :mod:`~supermesh.sim.run` ties them together; :mod:`~supermesh.sim.sweep` runs grids of cases,
+  :mod:`~supermesh.sim.compare` adds speedups against the mesh and against TACOS.
 
 Imports (enforced by ``tests/test_layout.py``): sim uses :mod:`supermesh.topologies` and
 :mod:`supermesh.trees`; nothing in those engines, nor in :mod:`supermesh.verify`, uses sim's
@@ -51,6 +55,8 @@ _EXPORTS: dict[str, str] = {
     "run_algorithm": "supermesh.sim.algorithms",
     "tree_sets_for": "supermesh.sim.algorithms",
     "COLLECTIVES": "supermesh.sim.collectives",
+    "SIM_COLLECTIVES": "supermesh.sim.collectives",
+    "alltoall_bound": "supermesh.sim.multicommodity",
     "check_collective": "supermesh.sim.collectives",
     "tree_program": "supermesh.sim.collectives",
     "simulate_packing": "supermesh.sim.packing",
@@ -72,12 +78,24 @@ _EXPORTS: dict[str, str] = {
     "collective_bound": "supermesh.sim.bounds",
     "cut_bound": "supermesh.sim.bounds",
     "rank_connectivity": "supermesh.sim.bounds",
-    "Energy": "supermesh.sim.energy",
-    "energy": "supermesh.sim.energy",
+    "ENERGY_MODELS": "supermesh.sim.energy.presets",
+    "EnergyBreakdown": "supermesh.sim.energy.breakdown",
+    "EnergyModel": "supermesh.sim.energy.model",
+    "NetworkActivity": "supermesh.sim.energy.activity",
+    "energy_breakdown": "supermesh.sim.energy.breakdown",
+    "energy_model_from_text": "supermesh.sim.energy.presets",
+    "get_energy_model": "supermesh.sim.energy.presets",
+    "network_activity": "supermesh.sim.energy.activity",
     # entry points
     "evaluate": "supermesh.sim.run",
     "simulate": "supermesh.sim.run",
     "simulate_baseline": "supermesh.sim.run",
+    "COMPARE_FIELDS": "supermesh.sim.compare",
+    "add_speedups": "supermesh.sim.compare",
+    "apply_link_costs": "supermesh.sim.link_costs",
+    "link_duration": "supermesh.sim.link_costs",
+    "SYNTHESISERS": "supermesh.sim.tables",
+    "synthesised_schedule": "supermesh.sim.tables",
     "SweepCase": "supermesh.sim.sweep",
     "run_sweep": "supermesh.sim.sweep",
     "sweep_cases": "supermesh.sim.sweep",

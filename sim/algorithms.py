@@ -25,8 +25,18 @@ throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllG
            collective run that way (:func:`supermesh.trees.bounds.throughput.throughput_bound`:
            for AllReduce ``1 / (1 / rho_RS + 1 / rho_AG)``, not the rank connectivity the other
            algorithms are held to)
+tacos      TACOS (Won et al., MICRO 2024): greedy link-chunk matching over a time-expanded
+           network, AllGather as synthesised, ReduceScatter as its time reversal, AllReduce both
+           in turn (:mod:`supermesh.sim.baselines.tacos`, chunk counts by size and the period
+           repeated: :mod:`supermesh.sim.baselines.tacos_program`)
 ring, bidir-ring, direct, multitree   see :mod:`supermesh.sim.baselines.dispatch`
+teccl      TE-CCL (Liu et al., SIGCOMM 2024) for AllGather, ReduceScatter, AllReduce and AllToAll:
+           a multi-commodity flow over a time-expanded network, solved by CP-SAT or its LP
+           relaxation with rounding (:mod:`supermesh.sim.teccl`), replayed loop by loop
 ========== ==================================================================================
+
+AllToAll (``alltoall``) runs ``direct`` and ``teccl`` only; its bound is the concurrent-flow
+bound of :func:`supermesh.sim.multicommodity.alltoall_bound`.
 
 The rules live in the trees engine (:func:`supermesh.trees.schedule.collective.collective_trees`);
 trees are built once per topology and collective kind and reused across sizes (pass a ``cache``;
@@ -53,6 +63,9 @@ from supermesh.trees.model import TreePacking, TreeSet
 
 __all__ = [
     "ALGORITHMS",
+    "ALLTOALL_ALGORITHMS",
+    "TACOS",
+    "TECCL",
     "THROUGHPUT",
     "TREE_ALGORITHMS",
     "default_algorithm",
@@ -64,7 +77,10 @@ __all__ = [
 
 TREE_ALGORITHMS = ("pipeline", "tto", "paper")
 THROUGHPUT = "throughput"
-ALGORITHMS = (*TREE_ALGORITHMS, THROUGHPUT, *BASELINES)
+TACOS = "tacos"
+TECCL = "teccl"
+ALLTOALL_ALGORITHMS = ("direct", TECCL)
+ALGORITHMS = (*TREE_ALGORITHMS, THROUGHPUT, TACOS, *BASELINES, TECCL)
 
 
 def is_weighted(G: nx.MultiDiGraph, trees: TreePacking | list[TreeSet] | None) -> bool:
@@ -273,6 +289,10 @@ def run_algorithm(
         raise SpecError(
             f"unknown algorithm {algorithm!r}", hint=f"use one of: {', '.join(ALGORITHMS)}"
         )
+    if collective == "alltoall" and algorithm not in ALLTOALL_ALGORITHMS:
+        raise SpecError(
+            f"{algorithm!r} has no AllToAll", hint=f"use one of: {', '.join(ALLTOALL_ALGORITHMS)}"
+        )
     spec = G.graph.get("spec", id(G))
     weighted = algorithm == THROUGHPUT or is_weighted(G, trees)
     if weighted and algorithm != THROUGHPUT:
@@ -292,6 +312,14 @@ def run_algorithm(
         )
         if bound is True:
             bound = throughput_bound_for(G, collective)
+    elif algorithm == TACOS:
+        from supermesh.sim.baselines.tacos_program import tacos_program
+
+        program = tacos_program(G, collective, nbytes, params, cache=cache)
+    elif algorithm == TECCL:
+        from supermesh.sim.teccl.collective import teccl_program
+
+        program = teccl_program(G, collective, nbytes, params, time_limit=time_limit, cache=cache)
     elif algorithm in BASELINES:
         program = baseline_program(G, algorithm, collective, nbytes, params)
     else:

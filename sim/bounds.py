@@ -38,9 +38,9 @@ import networkx as nx
 import numpy as np
 
 from supermesh.errors import TopologyError
+from supermesh.topologies.connectivity import min_rank_cut
 from supermesh.topologies.flow import flow_network
 from supermesh.topologies.model import compute_nodes
-from supermesh.trees.bounds.flow import arc_net, rooted_failures
 
 __all__ = ["ThroughputBound", "collective_bound", "cut_bound", "rank_connectivity"]
 
@@ -190,7 +190,9 @@ def collective_bound(
     Parameters
     ----------
     G : networkx.MultiDiGraph
-    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce"}
+    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall"}
+        AllToAll: the concurrent-flow bound of
+        :func:`~supermesh.sim.multicommodity.alltoall_bound`.
     roots : iterable of int, optional
         Sources of a broadcast / sinks of a reduce, with equal shares (default: the lowest rank).
     ranks : iterable of int, optional
@@ -217,6 +219,10 @@ def collective_bound(
         return cut_bound(G, ranks=rank_list)
     if collective == "reducescatter":
         return cut_bound(G, ranks=rank_list, reverse=True)
+    if collective == "alltoall":
+        from supermesh.sim.multicommodity import alltoall_bound
+
+        return alltoall_bound(G, rank_list)
     return rank_connectivity(G, rank_list)
 
 
@@ -269,31 +275,11 @@ def rank_connectivity(G: nx.MultiDiGraph, ranks: Iterable[int] | None = None) ->
 def _uniform_rank_connectivity(
     G: nx.MultiDiGraph, ranks: list[int], bandwidth: float
 ) -> ThroughputBound:
-    """:func:`rank_connectivity` when every arc has the same bandwidth: count arcs, by path search.
+    """:func:`rank_connectivity` when every arc has the same bandwidth: arcs counted by path search.
 
-    The minimum cut between two ranks is then ``bandwidth`` times the least number of arcs
-    leaving or entering a set that separates the lowest rank ``r`` from another: the arc-disjoint
-    paths from ``r`` to every rank and back, which the short augmenting-path searches of
-    :func:`~supermesh.trees.bounds.flow.rooted_failures` count exactly, without a max-flow per
-    rank.
+    The minimum cut is then ``bandwidth`` times the arc connectivity over the ranks
+    (:func:`~supermesh.topologies.connectivity.min_rank_cut`), without a max-flow per rank.
     """
-    best: tuple[int, list[int]] | None = None
-    for reverse in (False, True):
-        net = arc_net(G, reverse=reverse)
-        r = net.index[ranks[0]]
-        k = sum(net.cap[a] for a in net.outs[r])  # r's own links bound every path count
-        supply = [0] * net.n
-        supply[r] = k
-        targets = [net.index[v] for v in ranks[1:]]
-        cuts = rooted_failures(net, supply, targets, k, descend=True)
-        value, side = (cuts[-1].value, sorted(cuts[-1].sink_side)) if cuts else (k, None)
-        if side is None:  # no rank falls short: the cut around r itself is a minimum
-            side = [v for v in range(net.n) if v != r]
-        if reverse:  # arcs leaving the sink side of the reversed network enter its complement
-            inside = set(side)
-            side = [v for v in range(net.n) if v not in inside]
-        if best is None or value < best[0]:
-            best = (value, [net.nodes[v] for v in side])
-    assert best is not None
-    total = best[0] * bandwidth
-    return ThroughputBound(total, {"set": sorted(best[1]), "entering_bandwidth": total})
+    count, side = min_rank_cut(G, ranks)
+    total = count * bandwidth
+    return ThroughputBound(total, {"set": side, "entering_bandwidth": total})

@@ -34,9 +34,11 @@ from supermesh.topologies.model import Arc
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.trees.oriented import OrientedTree, orient
 
-__all__ = ["COLLECTIVES", "chunk_count", "tree_phases", "tree_program"]
+__all__ = ["COLLECTIVES", "SIM_COLLECTIVES", "chunk_count", "tree_phases", "tree_program"]
 
 COLLECTIVES = ("allreduce", "reducescatter", "allgather", "broadcast", "reduce")
+SIM_COLLECTIVES = (*COLLECTIVES, "alltoall")
+"""What the simulator runs: the tree collectives and AllToAll (point to point, no trees)."""
 _ALIASES = {
     "ar": "allreduce",
     "all-reduce": "allreduce",
@@ -45,6 +47,8 @@ _ALIASES = {
     "ag": "allgather",
     "all-gather": "allgather",
     "bcast": "broadcast",
+    "a2a": "alltoall",
+    "all-to-all": "alltoall",
 }
 
 
@@ -53,14 +57,14 @@ def check_collective(name: str) -> str:
 
     Examples
     --------
-    >>> check_collective("RS"), check_collective("all-gather")
-    ('reducescatter', 'allgather')
+    >>> check_collective("RS"), check_collective("all-gather"), check_collective("a2a")
+    ('reducescatter', 'allgather', 'alltoall')
     """
     key = str(name).strip().lower()
     key = _ALIASES.get(key, key)
-    if key not in COLLECTIVES:
+    if key not in SIM_COLLECTIVES:
         raise SpecError(
-            f"unknown collective {name!r}", hint=f"use one of: {', '.join(COLLECTIVES)}"
+            f"unknown collective {name!r}", hint=f"use one of: {', '.join(SIM_COLLECTIVES)}"
         )
     return key
 
@@ -153,6 +157,8 @@ def tree_program(
     ([3, 3], [3])
     """
     collective = check_collective(collective)
+    if collective == "alltoall":
+        raise SpecError("an AllToAll is not a tree collective", hint="use -a direct or -a teccl")
     sets = _tree_sets(trees, direction)
     rsets = _tree_sets(reduce_trees, direction) if reduce_trees is not None else sets
     if not sets or not rsets:

@@ -3,7 +3,9 @@
 Obviously correct and slow: every transfer is an object in a heap-ordered event loop. An arc starts
 its FIFO head as soon as the arc is free and the head's data are there; a delivery frees the arc
 (``release`` later) and may make other transfers ready. :mod:`supermesh.sim.engine` must give the
-same times on every program (the tests check it).
+same times on every program (the tests check it), with any per-block durations: a program timed
+for its arcs' bandwidths and latencies (:func:`supermesh.sim.link_costs.apply_link_costs`) runs
+here unchanged.
 
 Finite buffers (``buffers=b``; the engine has none)
     The receiver of each arc has ``b`` chunk slots, taken in the arc's service order: the

@@ -24,7 +24,7 @@ order the schedule tables use. :func:`packing_program` builds the
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import networkx as nx
 
@@ -37,7 +37,7 @@ from supermesh.sim.result import SimResult
 from supermesh.sim.run import evaluate
 from supermesh.trees.model import Tree, TreePacking
 from supermesh.trees.oriented import OrientedTree, orient
-from supermesh.trees.schedule.fifo import FIFO_ROUNDS, fifo_slots, stream_counts
+from supermesh.trees.schedule.fifo import FIFO_ROUNDS, Job, fifo_slots, stream_counts
 from supermesh.trees.schedule.weighted import split_block
 
 __all__ = ["packing_program", "simulate_packing"]
@@ -84,7 +84,7 @@ def packing_program(
     params: SimParams,
     *,
     direction: str = "out",
-    order: str = "schedule",
+    order: str | Mapping[str, Mapping[Job, int]] = "schedule",
     split: bool = True,
     equalise: bool = True,
 ) -> Program:
@@ -102,17 +102,20 @@ def packing_program(
     params : SimParams
     direction : {"out", "in"}
         Orientation when ``packing`` is a plain sequence of trees.
-    order : {"schedule", "depth"}
+    order : {"schedule", "depth"} or mapping
         FIFO order inside a chunk: :func:`fifo_slots`, or depth as in
-        :func:`supermesh.sim.collectives.tree_program`.
+        :func:`supermesh.sim.collectives.tree_program`, or given: ``{"forward": slots,
+        "reduce": slots}`` with ``slots[(tree index, node)]`` the position of the transfer on
+        the node's parent arc in that arc's FIFO (a synthesised schedule's own order).
     split : bool
         Divide each root's block of chunks among its trees (the tables' rule), else round each
         tree's share up.
     equalise : bool
         Run every tree as streams of one common chunk count
         (:func:`~supermesh.trees.schedule.fifo.stream_counts`), so that unequal shares stream
-        at their rates; the streams of a tree sit next to each other in every FIFO. Off: one
-        block per tree edge, the reference's discipline.
+        at their rates; the streams of a tree sit next to each other in every FIFO. Off, or an
+        order given (the synthesised schedule's table records it as it is): one block per tree
+        edge, the reference's discipline.
 
     Returns
     -------
@@ -128,7 +131,8 @@ def packing_program(
     collective = check_collective(collective)
     if collective not in ("allgather", "reducescatter", "allreduce"):
         raise SpecError(f"{collective} is not a ReduceScatter / AllGather / AllReduce")
-    if order not in ("schedule", "depth"):
+    given = order if isinstance(order, Mapping) else None
+    if given is None and order not in ("schedule", "depth"):
         raise SpecError(f"order {order!r} is not 'schedule' or 'depth'")
     trees = _trees(packing, direction)
     if not trees:
@@ -140,14 +144,17 @@ def packing_program(
     counts = _tree_chunks(trees, nbytes / len(roots), params.chunk_bytes, split)
     arc_index: dict[tuple[int, int, int], int] = {}
 
-    streams = stream_counts(counts) if equalise else [[c] for c in counts]
+    equal = equalise and given is None
+    streams = stream_counts(counts) if equal else [[c] for c in counts]
 
     def phase(kind: str) -> PhaseBuilder:
         rounds = min(max(max(x) for x in streams), FIFO_ROUNDS)
         # one job per stream: a tree of m streams takes m places in each round of its links
         copies = [(ti, si) for ti, x in enumerate(streams) for si in range(len(x))]
-        slots = {}
-        if order == "schedule":
+        slots: dict[tuple[int, int, int], int] = {}
+        if given is not None:
+            slots = {(ti, 0, v): pos for (ti, v), pos in given[kind].items()}
+        elif order == "schedule":
             by_copy = fifo_slots([trees[ti] for ti, _ in copies], kind, rounds=rounds)
             slots = {(*copies[ci], v): pos for (ci, v), pos in by_copy.items()}
         jobs = []
@@ -196,7 +203,7 @@ def packing_program(
             "chunks": [max(counts) * per_chunk],
             "streams": sum(len(x) for x in streams),
             "heights": [max(t.height for t in trees)],
-            "order": order,
+            "order": order if given is None else "given",
         },
     )
 

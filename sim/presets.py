@@ -38,9 +38,14 @@ modified BookSim2 network, the MICRO 2025 artifact of the SuperMesh paper):
 The ``paper`` preset is what the paper's text states: 25 GB/s links and 20 ns per hop, with no
 event-loop delays; it reports seconds.
 
-Energy: ``link_energy_pj_per_bit`` 1.75 pJ per bit per hop (the paper's DSENT figure for a
-die-to-die link) and ``router_static_watts`` 0.58 W per router (the leakage DSENT reports per router
-in the reference runs: 9.28 W for 16 routers, 37.1 W for 64).
+Link costs: ``link_pipelined`` says how an arc's relative ``latency`` enters its transfer time
+(:mod:`supermesh.sim.program`). ``booksim`` False: the modified BookSim channel is not pipelined,
+so a link ``l`` times longer holds every flit ``l`` times longer (``flit_time * l``).
+``paper`` True: the wire latency is paid once per hop (``hop_latency * l``).
+
+Energy: ``energy_model`` names the energy model a result reports (a spec string of
+:mod:`supermesh.sim.energy`: ``dsent``, fitted to the reference's DSENT runs, or ``paper-text``,
+the paper's 1.75 pJ/bit per hop; its constants live there, not here).
 """
 
 from __future__ import annotations
@@ -81,8 +86,10 @@ class SimParams:
         Phase start times, the AllReduce barrier and the end-of-run drain.
     cut_through : bool
         Pipeline per packet instead of per chunk (a node forwards each packet as soon as it has it).
-    link_energy_pj_per_bit, router_static_watts : float
-        Energy model.
+    link_pipelined : bool
+        How an arc's ``latency`` enters its transfer time (see the module docstring).
+    energy_model : str
+        Energy model spec (:func:`supermesh.sim.energy.energy_model_from_text`).
 
     Examples
     --------
@@ -109,8 +116,8 @@ class SimParams:
     barrier_delay: float = 1.0
     drain: float = 19.0
     cut_through: bool = False
-    link_energy_pj_per_bit: float = 1.75
-    router_static_watts: float = 0.58
+    link_pipelined: bool = False
+    energy_model: str = "dsent"
 
     def __post_init__(self) -> None:
         for name in ("chunk_bytes", "packet_bytes", "flit_bytes"):
@@ -179,6 +186,7 @@ PRESETS: dict[str, SimParams] = {
         forward_start=0.0,
         barrier_delay=0.0,
         drain=0.0,
+        link_pipelined=True,
     ),
 }
 

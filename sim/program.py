@@ -22,19 +22,33 @@ Stages (optional, used only with finite buffers, see :func:`supermesh.sim.oracle
     delivered chunk keeps its receive-buffer slot until every dependent of the *same* stage has
     started; a dependent of another stage (the barrier, a gather waiting on a reduced result) only
     reads a value already absorbed at the receiver and holds no slot. The fast engine ignores it.
+
+Link costs
+    Builders give every block the duration of its transfer over a *unit* arc;
+    :func:`supermesh.sim.link_costs.apply_link_costs` rewrites them for each arc's own
+    ``bandwidth`` and ``latency``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from supermesh.errors import SupermeshError
 from supermesh.topologies.model import Arc
 
-__all__ = ["DeadlockError", "Phase", "PhaseBuilder", "Program"]
+if TYPE_CHECKING:
+    pass
+
+__all__ = [
+    "DeadlockError",
+    "Phase",
+    "PhaseBuilder",
+    "Program",
+]
 
 
 class DeadlockError(SupermeshError):

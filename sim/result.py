@@ -10,7 +10,10 @@ import networkx as nx
 import numpy as np
 
 from supermesh.sim.bounds import ThroughputBound
-from supermesh.sim.energy import Energy, energy
+from supermesh.sim.energy.activity import NetworkActivity, network_activity
+from supermesh.sim.energy.breakdown import EnergyBreakdown, energy_breakdown
+from supermesh.sim.energy.model import EnergyModel
+from supermesh.sim.energy.presets import energy_model_from_text
 from supermesh.sim.engine.timing import Timing
 from supermesh.sim.presets import SimParams
 from supermesh.sim.program import Program
@@ -43,9 +46,20 @@ class SimResult:
         Arc ``(src, dst, key)`` -> time it was held (every arc of the topology, 0 if unused).
     timeseries : dict
         ``t`` (bin centres) and ``utilization`` (share of all arcs busy) for plots.
-    energy : Energy
+    activity : NetworkActivity
+        Routers, channels and flits of the run; :attr:`energy` applies the energy model that
+        ``params.energy_model`` names to it, :meth:`energy_with` any other.
     meta : dict
         Chunk counts, tree heights, numbers of transfers and trees.
+
+    Examples
+    --------
+    >>> from supermesh.sim.algorithms import run_algorithm
+    >>> from supermesh.sim.presets import get_preset
+    >>> from supermesh.topologies import build
+    >>> r = run_algorithm(build("smbi:4x4"), "pipeline", "allreduce", 4 << 20, get_preset())
+    >>> r.time, round(r.time / r.lower_bound, 3)
+    (187859.5, 2.158)
     """
 
     topology: str
@@ -60,8 +74,33 @@ class SimResult:
     lower_bound: float | None
     arc_busy: dict[tuple[int, int, int], float]
     timeseries: dict[str, list[float]]
-    energy: Energy
+    activity: NetworkActivity
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def energy_model(self) -> EnergyModel:
+        """The energy model ``params.energy_model`` names."""
+        return energy_model_from_text(self.params.energy_model)
+
+    @property
+    def energy(self) -> EnergyBreakdown:
+        """Energy of the run by component, by :attr:`energy_model`."""
+        return energy_breakdown(self.activity, self.seconds, self.energy_model)
+
+    def energy_with(self, model: EnergyModel | str) -> EnergyBreakdown:
+        """Energy of the run by another model (an :class:`EnergyModel` or a spec string).
+
+        Examples
+        --------
+        >>> from supermesh.topologies import build
+        >>> from supermesh.sim import simulate_baseline
+        >>> r = simulate_baseline(build("mesh:2x2"), "ring", "allreduce", 1 << 20)
+        >>> r.energy_with("paper-text").total > r.energy.total  # 27x the link energy
+        True
+        """
+        if isinstance(model, str):
+            model = energy_model_from_text(model)
+        return energy_breakdown(self.activity, self.seconds, model)
 
     @property
     def algbw(self) -> float:
@@ -104,6 +143,10 @@ class SimResult:
         ``algbw_bytes_per_cycle`` or ``algbw_bytes_per_second``, ``lower_bound`` and
         ``ratio_to_bound`` (same unit as the time), ``max_link_utilization``, ``energy_joules``,
         then details (``phases``, ``bound``, ``energy``, ``timeseries``, ``links``, ``params``).
+        ``energy`` holds the model's name, each component in J (router static / dynamic, link
+        static / dynamic, the total, the two router parts), the average power of each in W,
+        ``flits`` (flit hops over channels), ``router_flits`` (flits switched by routers),
+        ``routers``, ``channels``, the model's constants and the activity they were applied to.
         """
         seconds_mode = self.params.report == "seconds"
         scale = self.params.seconds_per_unit if seconds_mode else 1.0
@@ -126,8 +169,19 @@ class SimResult:
         doc["ratio_to_bound"] = self.ratio_to_bound
         doc["max_link_utilization"] = self.max_link_utilization
         doc["mean_link_utilization"] = self.mean_link_utilization
-        doc["energy_joules"] = self.energy.total
-        doc["energy"] = self.energy.to_json()
+        e = self.energy
+        doc["energy_joules"] = e.total
+        doc["energy"] = {
+            "model": self.energy_model.name,
+            **e.to_json(),
+            "power_watts": e.power(self.seconds),
+            "flits": self.activity.flits,
+            "router_flits": self.activity.router_flits,
+            "routers": self.activity.n_routers,
+            "channels": self.activity.n_channels,
+            "constants": self.energy_model.to_json(),
+            "activity": self.activity.to_json(),
+        }
         doc["bound"] = (
             {
                 "algbw_links": self.bound.value,
@@ -208,7 +262,6 @@ def assemble(
     SimResult
     """
     busy = dict.fromkeys(topology_arcs(G), 0.0)
-    bytes_hops = 0.0
     for phase in program.phases:
         if not phase.size:
             continue
@@ -218,7 +271,7 @@ def assemble(
             if value:
                 arc = program.arcs[i]
                 busy[arc] = busy.get(arc, 0.0) + float(value)
-        bytes_hops += float((phase.count * phase.payload).sum())
+    energy_model_from_text(params.energy_model)  # a bad spec fails here, not in the report
     end = timing.end
     seconds = params.to_seconds(end)
     lower = None
@@ -243,6 +296,6 @@ def assemble(
         lower_bound=lower,
         arc_busy=busy,
         timeseries=_timeseries(program, timing, end, len(busy), bins),
-        energy=energy(bytes_hops, seconds, G.number_of_nodes(), params),
+        activity=network_activity(G, program, params),
         meta=meta,
     )

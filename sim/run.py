@@ -10,6 +10,7 @@ from supermesh.sim.baselines.dispatch import baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
 from supermesh.sim.engine.timing import run_program
+from supermesh.sim.link_costs import apply_link_costs
 from supermesh.sim.presets import SimParams, get_preset
 from supermesh.sim.program import Program
 from supermesh.sim.result import SimResult, assemble
@@ -47,7 +48,13 @@ def evaluate(
     Returns
     -------
     SimResult
+
+    Notes
+    -----
+    ``program`` is built for unit arcs; each transfer is timed with its own arc's ``bandwidth``
+    and ``latency`` here (:func:`supermesh.sim.link_costs.apply_link_costs`).
     """
+    program = apply_link_costs(G, program, params)
     timing = run_program(program)
     if bound is True:
         roots = program.meta.get("roots") if collective in ("broadcast", "reduce") else None

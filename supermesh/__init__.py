@@ -8,6 +8,10 @@ states its API: :mod:`supermesh.topologies` (generators, specs, files, metrics),
 export / draw; ``tests/test_layout.py`` enforces it. Nothing heavy is imported until a name is
 used (``import supermesh`` loads neither CP-SAT, igraph nor matplotlib).
 
+Every function below that takes a topology ``G`` also takes any networkx graph (``Graph``,
+``DiGraph``, ``MultiGraph``, ``MultiDiGraph``), turned into a topology by :func:`from_networkx`
+with its defaults; call it yourself to choose attribute names and keep the label mapping.
+
 Examples
 --------
 >>> import supermesh
@@ -16,6 +20,9 @@ Examples
 4
 >>> supermesh.check_roots(G, [0, 3, 15, 12]).feasible
 True
+>>> import networkx as nx
+>>> supermesh.max_trees_free(nx.grid_2d_graph(4, 4)).max_trees
+2
 """
 
 import textwrap
@@ -37,13 +44,15 @@ __version__ = "0.1.0"
 _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
     (
         "topologies",
-        "build a network from a spec, read and write it, measure it",
+        "build a network from a spec, a file or a networkx graph, write it, measure it",
         {
             "build": "supermesh.topologies.spec",
-            "read_topology": "supermesh.topologies.io",
+            "from_networkx": "supermesh.topologies.formats.convert",
+            "read_topology": "supermesh.topologies.formats.read",
             "write_topology": "supermesh.topologies.io",
             "to_json": "supermesh.topologies.io",
             "attach_memory": "supermesh.topologies.memory",
+            "set_link_costs": "supermesh.topologies.costs",
             "compute_nodes": "supermesh.topologies.model",
             "metrics": "supermesh.topologies.metrics",
         },
@@ -101,6 +110,7 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
             "Schedule": "supermesh.trees.schedule.model",
             "ScheduleEntry": "supermesh.trees.schedule.model",
             "table_bytes": "supermesh.trees.schedule.size",
+            "route_schedule": "supermesh.trees.schedule.routes",
         },
     ),
     (
@@ -113,6 +123,7 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
             "check_packing": "supermesh.verify.trees.packing",
             "check_weighted_packing": "supermesh.verify.trees.rates",
             "check_schedule": "supermesh.verify.schedule.tables",
+            "check_alltoall": "supermesh.verify.schedule.alltoall",
             "check_deadlock": "supermesh.verify.deadlock.analysis",
             "DeadlockReport": "supermesh.verify.deadlock.analysis",
             "Finding": "supermesh.verify.findings",
@@ -120,17 +131,30 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ),
     (
         "simulate",
-        "time a collective in the calibrated link simulator",
+        "time a collective in the calibrated link simulator, and its energy",
         {
             "simulate": "supermesh.sim.run",
             "run_algorithm": "supermesh.sim.algorithms",
             "simulate_baseline": "supermesh.sim.run",
             "simulate_packing": "supermesh.sim.packing",
             "run_sweep": "supermesh.sim.sweep",
+            "add_speedups": "supermesh.sim.compare",
+            "synthesize_allgather": "supermesh.sim.baselines.tacos",
+            "TacosSchedule": "supermesh.sim.baselines.tacos",
+            "apply_link_costs": "supermesh.sim.link_costs",
             "collective_bound": "supermesh.sim.bounds",
+            "alltoall_bound": "supermesh.sim.multicommodity",
+            "solve_teccl": "supermesh.sim.teccl.solve",
+            "teccl_solutions": "supermesh.sim.teccl.collective",
+            "teccl_schedule": "supermesh.sim.teccl.tables",
+            "synthesised_schedule": "supermesh.sim.tables",
+            "TecclSolution": "supermesh.sim.teccl.model",
             "SimParams": "supermesh.sim.presets",
             "get_preset": "supermesh.sim.presets",
             "SimResult": "supermesh.sim.result",
+            "get_energy_model": "supermesh.sim.energy.presets",
+            "EnergyModel": "supermesh.sim.energy.model",
+            "EnergyBreakdown": "supermesh.sim.energy.breakdown",
             "parse_size": "supermesh.units",
             "format_size": "supermesh.units",
         },
@@ -165,6 +189,7 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
             "draw_link_load": "supermesh.draw.link_load",
             "draw_root_trees": "supermesh.draw.root_trees",
             "draw_tradeoff": "supermesh.draw.tradeoff",
+            "draw_energy": "supermesh.draw.energy",
             "link_loads": "supermesh.draw.link_load",
             "save_figure": "supermesh.draw.common",
             "build_report": "supermesh.report",
@@ -194,7 +219,21 @@ def _api_map() -> str:
 
 __doc__ = (__doc__ or "") + _api_map()
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+
+def _accept_graphs(name: str, obj: object) -> object:
+    """A function whose first parameter is a topology, wrapped to accept any networkx graph."""
+    import inspect
+
+    from supermesh.topologies.formats.accept import takes_topology, topology_input
+
+    if not inspect.isfunction(obj) or not takes_topology(obj):
+        return obj
+    wrapped = topology_input(obj)
+    wrapped.__module__ = __name__  # found again (and pickled) as supermesh.<name>
+    return wrapped
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), _accept_graphs)
 
 __all__ = [
     "InfeasibleError",

@@ -7,14 +7,17 @@ time the name is used (PEP 562 module ``__getattr__``).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
 __all__ = ["lazy_exports"]
 
 
 def lazy_exports(
-    package: str, exports: Mapping[str, str], namespace: Mapping[str, Any] | None = None
+    package: str,
+    exports: Mapping[str, str],
+    namespace: MutableMapping[str, Any] | None = None,
+    adapt: Callable[[str, Any], Any] | None = None,
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """Return the ``__getattr__`` and ``__dir__`` of a package with lazily imported names.
 
@@ -25,7 +28,11 @@ def lazy_exports(
     exports : mapping
         Public name -> module that defines it.
     namespace : mapping, optional
-        The package's ``globals()``, so that ``dir()`` also lists what it defines eagerly.
+        The package's ``globals()``, so that ``dir()`` also lists what it defines eagerly; a
+        name once imported is kept there (looked up directly from then on).
+    adapt : callable, optional
+        ``adapt(name, obj)`` returns what the package offers under ``name`` (the public map
+        wraps the functions that take a topology, so that they accept any networkx graph).
 
     Examples
     --------
@@ -37,7 +44,12 @@ def lazy_exports(
     def __getattr__(name: str) -> Any:
         if name not in exports:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        return getattr(importlib.import_module(exports[name]), name)
+        obj = getattr(importlib.import_module(exports[name]), name)
+        if adapt is not None:
+            obj = adapt(name, obj)
+        if namespace is not None:
+            namespace[name] = obj  # the same object on every lookup
+        return obj
 
     def __dir__() -> list[str]:
         return sorted({*exports, *(namespace or {})})

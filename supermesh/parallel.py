@@ -30,6 +30,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
@@ -46,6 +48,7 @@ __all__ = [
     "open_executor",
     "remove_temporaries",
     "run_tasks",
+    "worker_count",
 ]
 
 T = TypeVar("T")
@@ -105,9 +108,45 @@ class _Sized(Executor):
                 self._close()
 
 
-def _ignore_interrupts() -> None:
-    """Worker initializer: Ctrl-C is the parent's to handle (it stops the workers itself)."""
+def _worker_start(parent: int) -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle, and the worker dies with it.
+
+    A parent stopped by SIGTERM or SIGKILL cannot stop its workers, which the system then gives
+    to process 1 and which would go on running (and writing files). So each worker asks Linux
+    to kill it when its parent dies (``PR_SET_PDEATHSIG``) and, on any system, watches its
+    parent's pid and exits once it changes.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # no usable libc: the watch below still holds
+            pass
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def worker_count(workers: int | None, tasks: int | None = None) -> int:
+    """Local processes worth starting: what was asked for, at most the cores and the tasks.
+
+    Examples
+    --------
+    >>> worker_count(30, tasks=2) <= 2, worker_count(1, tasks=10)
+    (True, 1)
+    """
+    n = workers or os.cpu_count() or 1
+    n = min(n, os.cpu_count() or 1)
+    if tasks is not None:
+        n = min(n, max(tasks, 1))
+    return max(n, 1)
 
 
 def _dask(scheduler: Any) -> _Sized:
@@ -130,14 +169,20 @@ def _dask(scheduler: Any) -> _Sized:
 
 
 @contextmanager
-def open_executor(*, workers: int | None = None, scheduler: Any = None) -> Iterator[Executor]:
+def open_executor(
+    *, workers: int | None = None, scheduler: Any = None, tasks: int | None = None
+) -> Iterator[Executor]:
     """The executor for a run, shut down (pending work cancelled) when the block ends.
 
     Parameters
     ----------
     workers : int, optional
-        Local processes (default: ``os.cpu_count()``); ``1`` runs everything in this process
-        (:class:`SerialExecutor`). Ignored with a scheduler.
+        Local processes (default: ``os.cpu_count()``), never more than the cores nor than
+        ``tasks`` (:func:`worker_count`); ``1`` runs everything in this process
+        (:class:`SerialExecutor`). Ignored with a scheduler. Local workers die with this
+        process, also when it is killed.
+    tasks : int, optional
+        How many tasks there are (caps the local workers).
     scheduler : str or dask cluster, optional
         A dask.distributed scheduler address (``tcp://host:8786``) or cluster object; tasks then
         run on its workers, which need supermesh installed.
@@ -162,13 +207,16 @@ def open_executor(*, workers: int | None = None, scheduler: Any = None) -> Itera
     """
     if workers is not None and workers < 1:
         raise SpecError(f"--workers {workers} is not a positive number", hint="e.g. --workers 2")
+    n = worker_count(workers, tasks)
     if scheduler is not None:
         executor = _dask(scheduler)
-    elif workers == 1:
+    elif n == 1:
         executor = _Sized(SerialExecutor(), 1)
     else:
-        n = workers or os.cpu_count() or 1
-        executor = _Sized(ProcessPoolExecutor(max_workers=n, initializer=_ignore_interrupts), n)
+        pool = ProcessPoolExecutor(
+            max_workers=n, initializer=_worker_start, initargs=(os.getpid(),)
+        )
+        executor = _Sized(pool, n)
     failed = False
     try:
         yield executor

@@ -5,7 +5,10 @@ with proof (Edmonds / Frank certificates), the AllReduce trees and their heights
 throughput bound with the rate and height of the throughput packing, how far it is
 from the cheapest design reaching its tree count, the family statement for all sizes where one is
 known, and the simulated AllReduce / ReduceScatter / AllGather times with speedups against the
-last topology given (the baseline).
+last topology given (the baseline), and their energy as a share of the baseline's (by the
+energy model named by ``energy_model``: ``dsent`` by default, see :mod:`supermesh.sim.energy`),
+and the speedup against TACOS run on the same topology (the synthesiser a user would otherwise
+run, :mod:`supermesh.sim.baselines.tacos`).
 """
 
 from __future__ import annotations
@@ -75,10 +78,12 @@ def _throughput_part(G: nx.MultiDiGraph, time_limit: float) -> dict[str, Any]:
     }
 
 
-def _sim_part(G: nx.MultiDiGraph, nbytes: int, preset: str, time_limit: float) -> dict[str, Any]:
+def _sim_part(
+    G: nx.MultiDiGraph, nbytes: int, preset: str, time_limit: float, energy_model: str
+) -> dict[str, Any]:
     from supermesh.sim import get_preset, run_algorithm
 
-    params = get_preset(preset)
+    params = get_preset(preset, energy_model=energy_model)
     cache: dict[Any, Any] = {}
     out: dict[str, Any] = {}
     for collective in COLLECTIVES:
@@ -86,6 +91,17 @@ def _sim_part(G: nx.MultiDiGraph, nbytes: int, preset: str, time_limit: float) -
             G, "pipeline", collective, nbytes, params, cache=cache, time_limit=time_limit
         )
         out[collective] = result.to_json(arcs=False)
+    tacos: dict[str, Any] = {}
+    for collective in COLLECTIVES:
+        tacos[collective] = _guarded(
+            partial(
+                lambda c: run_algorithm(G, "tacos", c, nbytes, params, cache=cache).to_json(
+                    arcs=False
+                ),
+                collective,
+            )
+        )
+    out["tacos"] = tacos
     return out
 
 
@@ -117,6 +133,7 @@ def build_report(
     simulate: bool = True,
     design: bool = True,
     time_limit: float = 10.0,
+    energy_model: str = "dsent",
 ) -> dict[str, Any]:
     """Compare topologies: metrics, tree counts with proof, heights, design gap, simulated times.
 
@@ -132,18 +149,23 @@ def build_report(
         Include the simulated times / the design gap.
     time_limit : float
         CP-SAT seconds per tree set.
+    energy_model : str
+        Energy model spec (:func:`supermesh.sim.energy.energy_model_from_text`).
 
     Returns
     -------
     dict
         ``topologies``: one object per spec with ``spec``, ``metrics``, ``trees``,
         ``family`` (all-sizes statement or null), ``design_gap`` and ``sim`` (one result per
-        collective); ``speedups``: per spec and collective, baseline time over this time.
+        collective, and under ``tacos`` TACOS's result per collective); ``speedups``: per spec
+        and collective, baseline time over this time; ``energy_ratios``: per spec and
+        collective, this energy over the baseline's; ``speedups_vs_tacos``: per spec and
+        collective, TACOS's time on that topology over this time.
 
     Raises
     ------
     SpecError, InputFileError
-        A spec that cannot be built.
+        A spec that cannot be built, or an unknown energy model.
 
     Examples
     --------
@@ -151,6 +173,9 @@ def build_report(
     >>> [t["trees"]["any_roots"] for t in r["topologies"]]
     [4, 2]
     """
+    from supermesh.sim.energy import energy_model_from_text
+
+    energy_model = energy_model_from_text(energy_model).name
     graphs = [build(s) for s in specs]
     entries: list[dict[str, Any]] = []
     for G in graphs:
@@ -161,17 +186,30 @@ def build_report(
         if design:
             entry["design_gap"] = _guarded(partial(_design_part, G))
         if simulate:
-            entry["sim"] = _guarded(partial(_sim_part, G, nbytes, preset, time_limit))
+            entry["sim"] = _guarded(partial(_sim_part, G, nbytes, preset, time_limit, energy_model))
         entries.append(entry)
     report: dict[str, Any] = {
         "bytes": nbytes,
         "preset": preset,
+        "energy_model": energy_model,
         "baseline": entries[-1]["spec"],
         "topologies": entries,
     }
     if simulate:
         report["speedups"] = _speedups(entries)
+        report["energy_ratios"] = _energy_ratios(entries)
+        report["speedups_vs_tacos"] = {
+            e["spec"]: {
+                c: _ratio(_time(e.get("sim", {}).get("tacos", {}), c), _time(e.get("sim", {}), c))
+                for c in COLLECTIVES
+            }
+            for e in entries
+        }
     return report
+
+
+def _ratio(base: float | None, time: float | None) -> float | None:
+    return round(base / time, 4) if base and time else None
 
 
 def _time(sim: dict[str, Any], collective: str) -> float | None:
@@ -190,5 +228,23 @@ def _speedups(entries: list[dict[str, Any]]) -> dict[str, dict[str, float | None
         for c in COLLECTIVES:
             t, b = _time(e.get("sim", {}), c), _time(base, c)
             row[c] = round(b / t, 4) if t and b else None
+        out[e["spec"]] = row
+    return out
+
+
+def _energy(sim: dict[str, Any], collective: str) -> float | None:
+    doc = sim.get(collective) if isinstance(sim, dict) else None
+    value = doc.get("energy_joules") if isinstance(doc, dict) else None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _energy_ratios(entries: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+    base = entries[-1].get("sim", {})
+    out: dict[str, dict[str, float | None]] = {}
+    for e in entries:
+        row: dict[str, float | None] = {}
+        for c in COLLECTIVES:
+            mine, b = _energy(e.get("sim", {}), c), _energy(base, c)
+            row[c] = round(mine / b, 4) if mine is not None and b else None
         out[e["spec"]] = row
     return out

@@ -30,7 +30,14 @@ def validate(text: str) -> ET.Element:
     for a in ALGO_ATTRS:
         assert a in algo.attrib, f"algo lacks {a}"
     assert algo.get("proto") in ("Simple", "LL", "LL128")
-    assert algo.get("coll") in ("allreduce", "reducescatter", "allgather", "broadcast", "reduce")
+    assert algo.get("coll") in (
+        "allreduce",
+        "reducescatter",
+        "allgather",
+        "broadcast",
+        "reduce",
+        "alltoall",
+    )
     assert algo.get("inplace") in ("0", "1")
     assert algo.get("outofplace") in ("0", "1")
     assert 0 <= int(algo.get("minBytes")) <= int(algo.get("maxBytes"))

@@ -1,9 +1,14 @@
 """Topology generators, spec strings, files and metrics.
 
 A topology is a ``networkx.MultiDiGraph`` with the attributes documented in
-:mod:`supermesh.topologies.model`.
+:mod:`supermesh.topologies.model`. Files in JSON, GraphML, DOT and BookSim anynet, and any
+networkx graph, become topologies through :mod:`supermesh.topologies.formats`.
 """
 
+from supermesh.topologies.costs import set_link_costs
+from supermesh.topologies.formats.accept import as_topology
+from supermesh.topologies.formats.convert import from_networkx
+from supermesh.topologies.formats.read import read_topology
 from supermesh.topologies.grid import (
     SIDES,
     mesh,
@@ -24,7 +29,7 @@ from supermesh.topologies.interposer import (
     kite_medium,
     kite_small,
 )
-from supermesh.topologies.io import from_json, read_topology, to_json, write_topology
+from supermesh.topologies.io import from_json, to_json, write_topology
 from supermesh.topologies.memory import attach_memory
 from supermesh.topologies.metrics import arc_connectivity, bisection_width, metrics
 from supermesh.topologies.model import (
@@ -50,6 +55,7 @@ __all__ = [
     "add_node",
     "arc_connectivity",
     "arcs",
+    "as_topology",
     "attach_memory",
     "bisection_width",
     "build",
@@ -60,6 +66,7 @@ __all__ = [
     "double_butterfly",
     "folded_torus",
     "from_json",
+    "from_networkx",
     "hexagon_rows",
     "hexamesh",
     "kite_medium",
@@ -72,6 +79,7 @@ __all__ = [
     "partial_smbi",
     "perimeter_sides",
     "read_topology",
+    "set_link_costs",
     "smalter",
     "smbi",
     "smuni",

@@ -8,10 +8,11 @@ for the throughput cuts (:mod:`supermesh.trees.bounds.throughput`, :mod:`superme
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -49,12 +50,10 @@ class FlowNetwork:
     def graph(self) -> ig.Graph:
         """igraph digraph: directed, simple; vertex ``i`` is topology node ``nodes[i]``.
 
-        Built on first use: importing igraph loads its plotting stack (about a second), which
-        the path-search flows of :mod:`supermesh.trees.bounds.flow` never need.
+        Built on first use, so that the path searches of :mod:`supermesh.topologies.connectivity`
+        never import igraph.
         """
-        import igraph as ig
-
-        return ig.Graph(n=len(self.nodes), edges=self.pairs, directed=True)
+        return _igraph().Graph(n=len(self.nodes), edges=self.pairs, directed=True)
 
     def bandwidth(self) -> list[float]:
         """Total bandwidth of each igraph edge (its parallel arcs together)."""
@@ -73,6 +72,27 @@ class FlowNetwork:
     def max_flow_value(self, s: int, t: int) -> int:
         """Max-flow value (number of arc-disjoint paths) from node ``s`` to node ``t``."""
         return round(self.graph.maxflow_value(self.index[s], self.index[t], capacity=self.capacity))
+
+
+def _igraph() -> Any:
+    """The igraph module, imported without its matplotlib plotting layer.
+
+    ``import igraph`` imports ``matplotlib.pyplot`` when matplotlib is installed (1-2 s, most
+    of a command's run time), only for plotting, which supermesh never asks igraph for. Hiding
+    matplotlib while igraph is first imported makes igraph take its documented fallback (no
+    plotting); matplotlib itself is untouched and imports normally afterwards.
+    """
+    if "igraph" in sys.modules:
+        return sys.modules["igraph"]
+    hide = "matplotlib" not in sys.modules
+    if hide:
+        sys.modules["matplotlib"] = None  # type: ignore[assignment]  # import raises ImportError
+    try:
+        import igraph
+    finally:
+        if hide:
+            del sys.modules["matplotlib"]
+    return igraph
 
 
 def flow_network(G: nx.MultiDiGraph, *, reverse: bool = False) -> FlowNetwork:

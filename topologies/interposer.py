@@ -1,17 +1,31 @@
 """The interposer topologies the SuperMesh paper compares against.
 
 Every generator takes a ``rows x cols`` array of compute chiplets (ids row-major from the top-left,
-``pos = (col, -row)``) and returns a topology whose links are all bidirectional. Link ``latency``
-is the straight-line length in chiplet pitches; unit links have class ``"mesh"``, longer or
-diagonal ones ``"other"``.
+``pos = (col, -row)``) and returns a topology whose links are all bidirectional; unit links
+have class ``"mesh"``, longer or diagonal ones ``"other"``.
+
+Link costs (``latency`` relative to one unit die-to-die link; ``bandwidth`` stays 1.0)
+    A link's latency is its straight-line length in chiplet pitches: the length-2 links of the
+    folded torus and Kite-Medium cost 2, Kite diagonals sqrt 2, Double Butterfly / ButterDonut
+    cross links sqrt(1 + s^2) for stride s (sqrt 5 = 2.24 on 4x4, sqrt 17 = 4.12 for the
+    stride-4 links of 8x8), and with 4 chiplets per router every router link spans two pitches
+    per router step (CMesh 2, router diagonals 2.83, 8x8 Double Butterfly cross links 4.47).
+    Sources: the SuperMesh paper (MICRO 2025, section 2) puts these families' longer links at
+    2-4x the per-hop latency of a 2D-mesh link, citing the interposer wire model of Kite
+    (Bharadwaj et al., DAC 2020), in which a link's delay grows with its length; the lengths
+    above span 1.41-4.47x, the paper's range apart from the diagonals of a unit cell (1.41) and
+    the 2x2-router butterfly links (4.47). In the ``booksim`` preset a link of latency ``l``
+    holds each flit ``l`` times longer (the modified channel is not pipelined), in ``paper`` it
+    adds ``l`` x 20 ns per hop (:mod:`supermesh.sim.program`).
 
 Concentration (``conc=4``, and always for ``cmesh``)
     A concentrating router is a node of kind ``"router"``
     (never a rank; it may relay, which is what a router does), placed at the centre of its 2x2
     block of chiplets and numbered after them (row-major over the router grid). Each chiplet is
-    linked to its router by one class-``"other"`` link of latency 0 (a local port, not a
-    die-to-die hop); the routers form the family's network on a ``rows/2 x cols/2`` grid, router
-    links measured in chiplet pitches (two per router step). As in BookSim, where a chiplet reaches
+    linked to its router by one class-``"other"`` link of latency :data:`LOCAL_PORT_LATENCY`
+    (a local port, not a die-to-die hop: 1 cycle against the 20 of a router link); the routers
+    form the family's network on a ``rows/2 x cols/2`` grid, router links measured in chiplet
+    pitches (two per router step). As in BookSim, where a chiplet reaches
     its router in one cycle, every chiplet then has a single port: one spanning tree at most.
     This is how the SuperMesh reference runs model CMesh, Kite and Double Butterfly for 64
     chiplets (16 routers, 4 chiplets each).
@@ -38,6 +52,7 @@ from supermesh.errors import SpecError
 from supermesh.topologies.model import add_link, add_node, grid_id, new_topology
 
 __all__ = [
+    "LOCAL_PORT_LATENCY",
     "butterdonut",
     "cmesh",
     "double_butterfly",
@@ -50,6 +65,12 @@ Cell = tuple[int, int]
 LinkRule = Callable[[int, int], list[tuple[Cell, Cell]]]
 
 _KITE_PORTS = 4
+
+LOCAL_PORT_LATENCY = 1 / 20
+"""Latency of a chiplet's link to its concentrating router, relative to a unit link.
+
+The SuperMesh reference's BookSim runs (BRIEF section 4): a chiplet reaches its router in 1
+cycle, a router-to-router flit holds its link for 20 cycles."""
 
 
 def _ring(n: int) -> list[tuple[int, int]]:
@@ -161,7 +182,13 @@ def _assemble(
             add_node(G, router, kind="router", pos=(2 * j + 0.5, -(2 * i + 0.5)))
         for r in range(rows):
             for c in range(cols):
-                add_link(G, grid_id(r, c, cols), ids[r // 2, c // 2], cls="other", latency=0.0)
+                add_link(
+                    G,
+                    grid_id(r, c, cols),
+                    ids[r // 2, c // 2],
+                    cls="other",
+                    latency=LOCAL_PORT_LATENCY,
+                )
         scale = 2
     grid_rows, grid_cols = (rows, cols) if conc == 1 else (rows // 2, cols // 2)
     for (r1, c1), (r2, c2) in rule(grid_rows, grid_cols):
@@ -206,6 +233,24 @@ def _check(
             f"{family} needs a power-of-two number of {what} per column, got {grid_rows}",
             hint=f"e.g. {family}:{example}",
         )
+    if pow2_rows:
+        # rows are joined only through cross links r <-> r XOR stride: every stride R/2 .. 1
+        # must occur, and stride 1 first comes between columns R/2 - 1 and R/2
+        strides = {butterfly_stride(grid_rows, g) for g in range(grid_cols - 1)}
+        missing = [
+            s
+            for s in (grid_rows >> k for k in range(1, grid_rows.bit_length()))
+            if s not in strides
+        ]
+        if missing:
+            need = (grid_rows // 2 + 1) * (1 if conc == 1 else 2)
+            suffix = ",conc=4" if conc == 4 else ""
+            raise SpecError(
+                f"{family}:{rows}x{cols}{suffix} falls apart: no cross link joins rows "
+                f"{missing[-1]} apart, so the network has {2 ** len(missing)} separate parts",
+                hint=f"{family} with {rows} rows needs at least {need} columns, e.g. "
+                f"{family}:{rows}x{need}{suffix}",
+            )
 
 
 def folded_torus(rows: int, cols: int, *, conc: int = 1) -> nx.MultiDiGraph:

@@ -1,16 +1,19 @@
-"""Topology files: lossless JSON, plus the formats other tools read (anynet, dot, graphml).
+"""Topology JSON (lossless), and the careful file readers every input format shares.
 
 JSON layout (``format: "supermesh-topology"``, ``version: 1``)::
 
     {"format": "supermesh-topology", "version": 1,
      "name": ..., "spec": ..., "family": ..., "rows": ..., "cols": ..., "params": {...},
      "nodes": [{"id": 0, "kind": "compute", "pos": [x, y], "row": 0, "col": 0}, ...],
+                                  # optional "label": the node's name in the file it came from
      "arcs":  [{"src": 0, "dst": 1, "key": 0, "cls": "mesh", "bandwidth": 1.0,
                 "latency": 1.0}, ...],
      "metrics": {...}}            # optional, written for people, ignored on read
 
 A doubled link gives two arc objects per direction (keys 0 and 1). Reading back gives a topology
-identical to the one written (same nodes, arcs, keys and attributes).
+identical to the one written (same nodes, arcs, keys and attributes). The other formats a topology
+is read from (GraphML, DOT, BookSim anynet) are in :mod:`supermesh.topologies.formats`, which
+dispatches on the format; every one reads its file with :func:`read_text_file`.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ __all__ = [
     "MAX_FILE_BYTES",
     "from_json",
     "read_json_file",
-    "read_topology",
+    "read_text_file",
     "to_json",
     "write_text_atomic",
     "write_topology",
@@ -61,16 +64,7 @@ def to_json(G: nx.MultiDiGraph, *, metrics: dict[str, Any] | None = None) -> dic
         "rows": g.get("rows"),
         "cols": g.get("cols"),
         "params": dict(g.get("params", {})),
-        "nodes": [
-            {
-                "id": int(n),
-                "kind": d["kind"],
-                "pos": [float(d["pos"][0]), float(d["pos"][1])],
-                "row": d.get("row"),
-                "col": d.get("col"),
-            }
-            for n, d in sorted(G.nodes(data=True))
-        ],
+        "nodes": [_node_json(n, d) for n, d in sorted(G.nodes(data=True))],
         "arcs": [
             {
                 "src": u,
@@ -86,6 +80,19 @@ def to_json(G: nx.MultiDiGraph, *, metrics: dict[str, Any] | None = None) -> dic
     if metrics is not None:
         doc["metrics"] = metrics
     return doc
+
+
+def _node_json(node: int, d: dict[str, Any]) -> dict[str, Any]:
+    out = {
+        "id": int(node),
+        "kind": d["kind"],
+        "pos": [float(d["pos"][0]), float(d["pos"][1])],
+        "row": d.get("row"),
+        "col": d.get("col"),
+    }
+    if d.get("label") is not None:  # the name the node had in the file or graph it came from
+        out["label"] = str(d["label"])
+    return out
 
 
 def _field(obj: dict[str, Any], name: str, where: str) -> Any:
@@ -115,6 +122,13 @@ def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.Multi
     InputFileError
         If a required field is missing, a kind or class is unknown, an arc names a missing node,
         or an arc key is repeated.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> G = build("smalter:4x4")
+    >>> to_json(from_json(to_json(G))) == to_json(G)
+    True
     """
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise InputFileError(
@@ -147,6 +161,10 @@ def from_json(doc: dict[str, Any], *, source: str = "topology JSON") -> nx.Multi
             row=nd.get("row"),
             col=nd.get("col"),
         )
+        if "label" in nd:
+            if not isinstance(nd["label"], str):
+                raise InputFileError(f"{where} has a label that is not a string")
+            G.nodes[node]["label"] = nd["label"]
     for i, ad in enumerate(_list_field(doc, "arcs", source)):
         where = f"{source} arc #{i}"
         u, v, k = (_field(ad, f, where) for f in ("src", "dst", "key"))
@@ -175,7 +193,8 @@ MAX_FILE_BYTES = 1 << 30
 packing is a few hundred MiB; anything bigger is not a file this tool wrote."""
 
 _PICTURES = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".gif")
-_EXPORTS = (".csv", ".xml", ".dot", ".gv", ".graphml", ".anynet")
+_EXPORT_SUFFIXES = (".csv", ".xml")
+_TOPOLOGY_FORMATS = (".dot", ".gv", ".graphml", ".anynet")
 
 
 def _reject_constant(name: str) -> Any:
@@ -202,22 +221,97 @@ def _kind_hint(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix in _PICTURES:
         return f"{path.name} looks like a picture; give the .json file the tool wrote"
-    if suffix in _EXPORTS:
+    if suffix in _EXPORT_SUFFIXES:
         return (
             f"supermesh reads its own JSON files; a {suffix} export cannot be read back: "
             "write the file again with a .json name"
         )
+    if suffix in _TOPOLOGY_FORMATS:
+        return (
+            f"a {suffix} file is read where a topology is asked for (SPEC); here a JSON file "
+            "written by supermesh is needed"
+        )
     return "give a JSON file written by supermesh (`topo -o`, `trees -o`, `schedule -o`)"
+
+
+def read_text_file(
+    path: str | Path, *, max_bytes: int = MAX_FILE_BYTES, hint: str | None = None
+) -> str:
+    """Read a UTF-8 text file the tool is given, refusing what cannot be one.
+
+    Only a regular file is read (a symlink to one is followed; a device, FIFO or directory is
+    refused before it is opened), at most ``max_bytes`` of it; a file with NUL bytes near its
+    start (a picture, an archive) or one that is not UTF-8 is refused with the offset.
+
+    Parameters
+    ----------
+    path : str or Path
+    max_bytes : int
+        The size cap (default :data:`MAX_FILE_BYTES`).
+    hint : str, optional
+        The hint for a file that is not text (default: one that names the file's kind).
+
+    Returns
+    -------
+    str
+        The file's text.
+
+    Raises
+    ------
+    InputFileError
+        Anything but a readable regular UTF-8 text file, with a hint.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("wb", suffix=".dot", delete=False) as f:
+    ...     _ = f.write(b"graph { a -- b }")
+    >>> read_text_file(f.name)
+    'graph { a -- b }'
+    """
+    target = Path(path)
+    try:
+        st = os.stat(target)
+    except OSError as exc:
+        raise InputFileError(
+            f"cannot read {path}: {exc.strerror or exc}",
+            hint="check the path (a file written by `supermesh ... -o FILE`)",
+        ) from None
+    if not stat.S_ISREG(st.st_mode):
+        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise InputFileError(
+            f"cannot read {path}: it is {what}", hint="give a file written by supermesh"
+        )
+    if st.st_size > max_bytes:
+        raise InputFileError(
+            f"{path} is {st.st_size:,} bytes, more than the {max_bytes:,} bytes this tool reads",
+            hint="this is not a file supermesh wrote; check the path",
+        )
+    try:
+        with open(target, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise InputFileError(f"{path} grew beyond {max_bytes:,} bytes while being read")
+    if b"\0" in data[:8192]:
+        raise InputFileError(f"{path} is a binary file, not text", hint=hint or _kind_hint(target))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputFileError(
+            f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            hint=hint or _kind_hint(target),
+        ) from None
 
 
 def read_json_file(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
     """Read and parse a JSON file the tool wrote (or a person wrote by hand), refusing the rest.
 
-    Only a regular file is read (a symlink to one is followed; a device, FIFO or directory is
-    refused before it is opened), at most ``max_bytes`` of it. The text must be UTF-8 and strict
-    JSON: ``NaN`` / ``Infinity`` literals, numbers too large for a float, integers of thousands of
-    digits, repeated keys in one object and nesting too deep to parse are refused, each with the
-    place it occurs.
+    The file is read by :func:`read_text_file` (regular files only, a size cap, UTF-8). The text
+    must be strict JSON: ``NaN`` / ``Infinity`` literals, numbers too large for a float,
+    integers of thousands of digits, repeated keys in one object and nesting too deep to parse
+    are refused, each with the place it occurs.
 
     Parameters
     ----------
@@ -246,39 +340,7 @@ def read_json_file(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
     supermesh.errors.InputFileError: ... is not valid JSON: the key 'a' appears twice in one object
     """
     target = Path(path)
-    try:
-        st = os.stat(target)
-    except OSError as exc:
-        raise InputFileError(
-            f"cannot read {path}: {exc.strerror or exc}",
-            hint="check the path (a file written by `supermesh ... -o FILE`)",
-        ) from None
-    if not stat.S_ISREG(st.st_mode):
-        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise InputFileError(
-            f"cannot read {path}: it is {what}", hint="give a .json file written by supermesh"
-        )
-    if st.st_size > max_bytes:
-        raise InputFileError(
-            f"{path} is {st.st_size:,} bytes, more than the {max_bytes:,} bytes this tool reads",
-            hint="this is not a file supermesh wrote; check the path",
-        )
-    try:
-        with open(target, "rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except OSError as exc:
-        raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > max_bytes:
-        raise InputFileError(f"{path} grew beyond {max_bytes:,} bytes while being read")
-    if b"\0" in data[:8192]:
-        raise InputFileError(f"{path} is a binary file, not JSON text", hint=_kind_hint(target))
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputFileError(
-            f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
-            hint=_kind_hint(target),
-        ) from None
+    text = read_text_file(target, max_bytes=max_bytes)
     try:
         return json.loads(
             text,
@@ -290,7 +352,7 @@ def read_json_file(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
         raise InputFileError(
             f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
             hint=_kind_hint(target)
-            if target.suffix.lower() in _PICTURES + _EXPORTS
+            if target.suffix.lower() in _PICTURES + _EXPORT_SUFFIXES + _TOPOLOGY_FORMATS
             else "was the file cut short or edited by hand?",
         ) from None
     except RecursionError:
@@ -304,17 +366,6 @@ def read_json_file(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
         raise InputFileError(
             f"{path} is not valid JSON: {reason}", hint="was the file edited by hand?"
         ) from None
-
-
-def read_topology(path: str | Path) -> nx.MultiDiGraph:
-    """Read a topology JSON file written by :func:`write_topology`.
-
-    Raises
-    ------
-    InputFileError
-        If the file cannot be read, is not JSON, or is not a valid topology document.
-    """
-    return from_json(read_json_file(path), source=str(path))
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
@@ -340,5 +391,16 @@ def write_text_atomic(path: str | Path, text: str) -> None:
 def write_topology(
     G: nx.MultiDiGraph, path: str | Path, *, metrics: dict[str, Any] | None = None
 ) -> None:
-    """Write a topology as JSON (atomically; see :func:`write_text_atomic`)."""
+    """Write a topology as JSON (atomically; see :func:`write_text_atomic`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from supermesh.topologies import build, read_topology
+    >>> path = Path(tempfile.mkdtemp()) / "smbi.json"
+    >>> write_topology(build("smbi:4x4"), path)
+    >>> read_topology(path).number_of_edges()
+    72
+    """
     write_text_atomic(path, json.dumps(to_json(G, metrics=metrics), indent=1) + "\n")

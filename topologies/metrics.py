@@ -9,12 +9,22 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from supermesh.errors import TopologyError
+from supermesh.topologies.connectivity import min_rank_cut
 from supermesh.topologies.flow import flow_network
 from supermesh.topologies.model import compute_nodes
 
-__all__ = ["arc_connectivity", "bisection_width", "links_per_node", "metrics", "node_class"]
+__all__ = [
+    "arc_connectivity",
+    "bisection_width",
+    "diameter",
+    "links_per_node",
+    "metrics",
+    "node_class",
+]
 
 _EXACT_BISECTION_MAX_NODES = 20
+_KERNIGHAN_LIN_MAX_NODES = 1024
 
 
 def links_per_node(G: nx.MultiDiGraph) -> dict[int, int]:
@@ -55,8 +65,9 @@ def node_class(G: nx.MultiDiGraph, node: int) -> str:
 def arc_connectivity(G: nx.MultiDiGraph, nodes: list[int] | None = None) -> int:
     """Smallest number of arc-disjoint paths between any ordered pair of ``nodes``.
 
-    Defaults to the compute chiplets; other nodes may relay. Uses one pivot: the minimum over
-    pairs equals the minimum over ``pivot -> v`` and ``v -> pivot`` (Menger), so 2(n-1) max-flows.
+    Defaults to the compute chiplets; other nodes may relay. One pivot suffices: the minimum over
+    pairs equals the minimum over ``pivot -> v`` and ``v -> pivot`` (Menger), counted by short path
+    searches (:func:`~supermesh.topologies.connectivity.min_rank_cut`).
 
     Examples
     --------
@@ -67,17 +78,74 @@ def arc_connectivity(G: nx.MultiDiGraph, nodes: list[int] | None = None) -> int:
     nodes = compute_nodes(G) if nodes is None else sorted(nodes)
     if len(nodes) < 2:
         return 0
+    return min_rank_cut(G, nodes)[0]
+
+
+def diameter(G: nx.MultiDiGraph) -> int:
+    """Largest hop distance from any node to any other (arcs followed in their direction).
+
+    A network whose every arc has its reverse needs only a few breadth-first searches: with the
+    bounding-eccentricity method (Takes and Kosters, 2011; what :func:`networkx.diameter` does
+    with ``usebounds``), each search from ``v`` bounds every other eccentricity by
+    ``max(d(v, w), ecc(v) - d(v, w)) <= ecc(w) <= ecc(v) + d(v, w)``, and the search stops when
+    the bounds meet; the searches run in igraph. Other digraphs (SMUni) get a search from every
+    node.
+
+    References
+    ----------
+    .. [1] F. W. Takes and W. A. Kosters, "Determining the diameter of small world networks",
+       CIKM 2011.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> diameter(build("mesh:4x6")), diameter(build("smuni:3x3"))
+    (8, 4)
+    """
+    if G.number_of_nodes() < 2:
+        return 0
     net = flow_network(G)
-    pivot = nodes[0]
-    return min(min(net.max_flow_value(pivot, v), net.max_flow_value(v, pivot)) for v in nodes[1:])
+    pairs = set(net.pairs)
+    graph = net.graph
+    if any((v, u) not in pairs for u, v in pairs if u != v):
+        return int(graph.diameter(directed=True))
+    n = len(net.nodes)
+    lower = np.zeros(n, dtype=np.int64)
+    upper = np.full(n, np.iinfo(np.int64).max // 2, dtype=np.int64)
+    alive = np.ones(n, dtype=bool)
+    best_lower, pick_high = 0, True
+    while alive.any():
+        candidates = np.flatnonzero(alive)
+        # alternate between the node that could be the farthest and the most central one
+        v = int(
+            candidates[np.argmax(upper[candidates])]
+            if pick_high
+            else candidates[np.argmin(lower[candidates])]
+        )
+        pick_high = not pick_high
+        dist = np.asarray(graph.distances(source=v, mode="out")[0], dtype=np.float64)
+        if not np.isfinite(dist).all():
+            raise TopologyError("the network is not strongly connected: its diameter is infinite")
+        d = dist.astype(np.int64)
+        ecc = int(d.max())
+        lower = np.maximum(lower, np.maximum(d, ecc - d))
+        upper = np.minimum(upper, ecc + d)
+        best_lower = max(best_lower, int(lower.max()))
+        best_upper = int(upper[alive].max())
+        alive &= upper > best_lower  # cannot beat what is already known
+        alive &= lower < upper  # eccentricity known exactly
+        alive[v] = False
+        if best_lower >= best_upper:
+            break
+    return best_lower
 
 
 def bisection_width(G: nx.MultiDiGraph) -> tuple[int, bool]:
     """Fewest arcs from one half of the chiplets to the other, over balanced halves.
 
     Returns ``(width, exact)``. Exact by enumeration up to 20 nodes; above that the minimum of
-    the two straight middle cuts of the drawing (first half of the nodes by x, by y) and a
-    Kernighan-Lin bisection: an upper bound.
+    the two straight middle cuts of the drawing (first half of the nodes by x, by y) and, up to
+    1024 nodes, a Kernighan-Lin bisection: an upper bound.
 
     Examples
     --------
@@ -88,10 +156,10 @@ def bisection_width(G: nx.MultiDiGraph) -> tuple[int, bool]:
     nodes = sorted(G.nodes)
     n = len(nodes)
     index = {v: i for i, v in enumerate(nodes)}
-    W = np.zeros((n, n), dtype=np.int64)
-    for u, v in G.edges():
-        W[index[u], index[v]] += 1
     if n <= _EXACT_BISECTION_MAX_NODES:
+        W = np.zeros((n, n), dtype=np.int64)
+        for u, v in G.edges():
+            W[index[u], index[v]] += 1
         best = None
         rest = range(1, n)
         # node 0 fixed in side A: each bipartition counted once
@@ -109,16 +177,20 @@ def bisection_width(G: nx.MultiDiGraph) -> tuple[int, bool]:
     coords = {v: tuple(G.nodes[v]["pos"]) for v in nodes}
     candidates = [set(sorted(nodes, key=lambda v: (coords[v][0], v))[: n // 2])]
     candidates.append(set(sorted(nodes, key=lambda v: (coords[v][1], v))[: n // 2]))
-    U = nx.Graph()
-    U.add_nodes_from(nodes)
-    for (u, v), k in Counter(tuple(sorted(e)) for e in G.edges()).items():
-        U.add_edge(u, v, weight=k)
-    a, _ = nx.algorithms.community.kernighan_lin_bisection(U, weight="weight", seed=0)
-    candidates.append(set(a))
+    if n <= _KERNIGHAN_LIN_MAX_NODES:  # its sweeps grow with n^2: the straight cuts above that
+        U = nx.Graph()
+        U.add_nodes_from(nodes)
+        for (u, v), k in Counter(tuple(sorted(e)) for e in G.edges()).items():
+            U.add_edge(u, v, weight=k)
+        a, _ = nx.algorithms.community.kernighan_lin_bisection(U, weight="weight", seed=0)
+        candidates.append(set(a))
+    tails = np.array([index[u] for u, _ in G.edges()], dtype=np.int64)
+    heads = np.array([index[v] for _, v in G.edges()], dtype=np.int64)
 
     def width(side: set[int]) -> int:
-        x = np.array([1 if v in side else 0 for v in nodes])
-        return int(min(x @ W @ (1 - x), (1 - x) @ W @ x))
+        x = np.zeros(n, dtype=bool)
+        x[[index[v] for v in side]] = True
+        return int(min((x[tails] & ~x[heads]).sum(), (~x[tails] & x[heads]).sum()))
 
     return min(width(c) for c in candidates), False
 
@@ -154,7 +226,6 @@ def metrics(G: nx.MultiDiGraph, *, bisection: bool = True) -> dict[str, Any]:
     by_class: dict[str, list[int]] = {}
     for n, p in ports.items():
         by_class.setdefault(node_class(G, n), []).append(p)
-    ig_graph = flow_network(G).graph
     out: dict[str, Any] = {
         "name": G.graph.get("name", ""),
         "spec": G.graph.get("spec", ""),
@@ -172,7 +243,7 @@ def metrics(G: nx.MultiDiGraph, *, bisection: bool = True) -> dict[str, Any]:
             "by_class": {c: sorted(set(v)) for c, v in sorted(by_class.items())},
         },
         "router_radix": max(ports.values()) + 1,
-        "diameter": int(ig_graph.diameter(directed=True)),
+        "diameter": diameter(G),
         "arc_connectivity": arc_connectivity(G),
     }
     if bisection:

@@ -19,10 +19,22 @@ Node attributes
     ``row``, ``col``  grid coordinates where the family has a grid (memory chiplets outside the
                   array have row -1 or ``rows`` / col -1 or ``cols``); brick-wall families use
                   half-chiplet x units in ``col``
+    ``label``     optional: the node's name in the file or networkx graph it was read from,
+                  when ids were renumbered (see :func:`supermesh.topologies.from_networkx`)
 
 Arc attributes
-    ``bandwidth`` relative bandwidth (1.0 = one base die-to-die link)
-    ``latency``   relative per-hop latency (1.0 = one base link)
+    ``bandwidth`` relative bandwidth (1.0 = one base die-to-die link, the simulator preset's
+                  link); must be positive. A transfer's serialisation time is divided by it.
+    ``latency``   relative per-hop wire latency (1.0 = one base link); non-negative. How it
+                  enters a transfer's time depends on the preset's link model
+                  (:mod:`supermesh.sim.program`): ``booksim`` (the reference's channel is not
+                  pipelined, so a flit holds a link of latency ``l`` for ``l`` x 20 cycles)
+                  multiplies the serialisation by it; ``paper`` (25 GB/s, 20 ns per hop) adds
+                  ``l`` x 20 ns once per hop. The interposer families set it from their wire
+                  lengths (:mod:`supermesh.topologies.interposer`); every family takes
+                  ``bandwidth=``, ``latency=`` and per-class ``added-latency=``-style spec
+                  options (:mod:`supermesh.topologies.costs`), and topology JSON files carry both
+                  per arc. Unit values everywhere time exactly as a network without costs.
     ``cls``       ``"mesh"`` (base network), ``"added"`` (links the design adds), ``"memory"``
                   (links to memory chiplets) or ``"other"``
 
@@ -129,6 +141,13 @@ def add_node(
     ------
     TopologyError
         If ``kind`` is not one of :data:`NODE_KINDS` or the node already exists.
+
+    Examples
+    --------
+    >>> G = new_topology("x", "x", "x")
+    >>> add_node(G, 0, pos=(0, 0)); add_node(G, 1, kind="memory", pos=(1, 0))
+    >>> G.nodes[1]["kind"], G.nodes[1]["pos"]
+    ('memory', (1.0, 0.0))
     """
     if kind not in NODE_KINDS:
         raise TopologyError(f"unknown node kind {kind!r}", hint=f"use one of {NODE_KINDS}")
@@ -152,6 +171,13 @@ def add_arc(
     ------
     TopologyError
         If an endpoint is missing, ``src == dst`` or ``cls`` is unknown.
+
+    Examples
+    --------
+    >>> G = new_topology("x", "x", "x")
+    >>> add_node(G, 0, pos=(0, 0)); add_node(G, 1, pos=(1, 0))
+    >>> add_arc(G, 0, 1), add_arc(G, 0, 1, cls="added")
+    (0, 1)
     """
     if cls not in ARC_CLASSES:
         raise TopologyError(f"unknown arc class {cls!r}", hint=f"use one of {ARC_CLASSES}")
@@ -188,7 +214,14 @@ def add_link(
 
 
 def nodes_of_kind(G: nx.MultiDiGraph, kind: str) -> list[int]:
-    """Sorted ids of the nodes whose ``kind`` attribute is ``kind``."""
+    """Sorted ids of the nodes whose ``kind`` attribute is ``kind``.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> nodes_of_kind(build("mesh:2x2,memory=south"), "memory")
+    [4, 5]
+    """
     return sorted(n for n, k in G.nodes(data="kind") if k == kind)
 
 
@@ -205,7 +238,14 @@ def compute_nodes(G: nx.MultiDiGraph) -> list[int]:
 
 
 def arcs(G: nx.MultiDiGraph) -> list[Arc]:
-    """All arcs as sorted ``(src, dst, key)`` triples (the order every table uses)."""
+    """All arcs as sorted ``(src, dst, key)`` triples (the order every table uses).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> arcs(build("smbi:2x2"))[:3]
+    [(0, 1, 0), (0, 1, 1), (0, 2, 0)]
+    """
     return sorted((int(u), int(v), int(k)) for u, v, k in G.edges(keys=True))
 
 

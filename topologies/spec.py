@@ -2,12 +2,14 @@
 
 Grammar::
 
-    SPEC   := FAMILY ":" SIZE ("," KEY "=" VALUE)*   |   PATH-TO-TOPOLOGY.json
+    SPEC   := FAMILY ":" SIZE ("," KEY "=" VALUE)*   |   PATH (.json .graphml .dot .gv .anynet)
     SIZE   := ROWS "x" COLS  |  N (same as NxN)       (grid families)
             | "r" RADIUS     |  L1 "-" L2 "-" ...     (hexamesh: full hexagon or row lengths)
 
 Examples: ``smbi:8x8``, ``smalter:5x5``, ``smalter:5x5,corners=4``, ``partial-smalter:6x6,io=east``,
 ``smuni:4x4,dir=ccw``, ``hexamesh:r2``, ``hexamesh:3-4-3``, ``mesh:4x4,memory=south+north``.
+Every family also takes the link-cost options of :mod:`supermesh.topologies.costs`
+(``latency=2``, ``added-latency=2``, ``mesh-bandwidth=0.5``, ...).
 """
 
 from __future__ import annotations
@@ -188,6 +190,8 @@ _GRID = re.compile(r"^(\d+)(?:x(\d+))?$")
 _HEX_R = re.compile(r"^r(\d+)$")
 _HEX_ROWS = re.compile(r"^\d+(?:-\d+)+$")
 
+_FILE_SUFFIXES = (".json", ".graphml", ".dot", ".gv", ".anynet")
+
 MAX_CHIPLETS = 65536
 """Largest number of compute chiplets a spec may ask for (guards against typos like 6400x6400)."""
 
@@ -292,14 +296,18 @@ def _check_chiplets(count: int, spec: str) -> None:
         )
 
 
-def build(spec: str | Path) -> nx.MultiDiGraph:
-    """Build the topology a spec string names, or load a topology JSON file.
+def build(spec: str | Path, *, format: str | None = None) -> nx.MultiDiGraph:
+    """Build the topology a spec string names, or read a topology file.
 
     Parameters
     ----------
     spec : str or Path
-        A spec (see the module docstring) or the path of a JSON file written by
-        :func:`supermesh.topologies.write_topology`.
+        A spec (see the module docstring) or the path of a topology file: JSON written by
+        :func:`supermesh.topologies.write_topology`, GraphML, DOT or BookSim anynet (see
+        :func:`supermesh.topologies.formats.read_topology`).
+    format : str, optional
+        The file's format when its extension does not say (``json``, ``graphml``, ``dot``,
+        ``anynet``); only for files.
 
     Returns
     -------
@@ -309,7 +317,7 @@ def build(spec: str | Path) -> nx.MultiDiGraph:
     Raises
     ------
     SpecError
-        Malformed spec, unknown family or option, size too small.
+        Malformed spec, unknown family or option, size too small; a ``format`` for a spec.
     InputFileError
         A path that cannot be read or parsed.
 
@@ -320,14 +328,22 @@ def build(spec: str | Path) -> nx.MultiDiGraph:
     ('smbi:4x4', 16, 72)
     """
     text = str(spec)
-    if isinstance(spec, Path) or text.endswith(".json") or _is_file(text):
-        from supermesh.topologies.io import read_topology
+    if isinstance(spec, Path) or text.lower().endswith(_FILE_SUFFIXES) or _is_file(text):
+        from supermesh.topologies.formats.read import read_topology
 
-        return read_topology(text)
+        return read_topology(text, format)
+    if format is not None:
+        raise SpecError(
+            f"a format ({format}) was given, but {text!r} is not a file",
+            hint="check the path; a spec such as smbi:4x4 takes no format",
+        )
+    from supermesh.topologies.costs import set_link_costs, split_cost_options
+
+    text, costs = split_cost_options(text)
     family, size, options, memory = parse_spec(text)
     G = family.build(*size, **options)
     if memory:
         from supermesh.topologies.memory import attach_memory
 
         G = attach_memory(G, memory)
-    return G
+    return set_link_costs(G, costs)

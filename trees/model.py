@@ -133,6 +133,12 @@ class TreeSet:
     trees : tuple of Tree
     lower_bound : int or None
         A proven lower bound on the maximum height of any such set with these roots.
+
+    Examples
+    --------
+    >>> s = TreeSet((Tree(0, ((0, 1, 0),), 1), Tree(1, ((1, 0, 0),), 1)), lower_bound=1)
+    >>> TreeSet.from_json(s.to_json()) == s, [t.root for t in s.trees]
+    (True, [0, 1])
     """
 
     trees: tuple[Tree, ...]
@@ -192,6 +198,16 @@ class TreePacking:
         Proof of infeasibility (``{"set": [...], "entering_arcs": a, "required": r}``).
     stats : dict
         Solver statistics (wall time, gap, ...), informative only.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.packing import pack_trees
+    >>> p = pack_trees(build("smbi:4x4"), [0, 3, 15, 12], time_limit=10)
+    >>> p.status, p.objective, p.lower_bound, len(p.trees)
+    ('optimal', 6, 6, 4)
+    >>> TreePacking.from_json(p.to_json()).to_json() == p.to_json()
+    True
     """
 
     topology: str

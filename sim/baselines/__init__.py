@@ -20,10 +20,17 @@
 
 Every step sends whole blocks (no chunk pipelining inside a step), as these algorithms do.
 
+- ``tacos``: TACOS (Won et al., MICRO 2024), greedy link-chunk matching over a time-expanded
+  network (:mod:`~supermesh.sim.baselines.tacos`); its chunks are 12 KiB chunks (or, for large
+  sizes, a synthesised period repeated), pipelined through each link's FIFO in the synthesised
+  order (:mod:`~supermesh.sim.baselines.tacos_program`). Reached by name through
+  :func:`supermesh.sim.algorithms.run_algorithm` (it caches syntheses across sizes).
+
 Modules: :mod:`~supermesh.sim.baselines.dispatch` (:func:`baseline_program`, by name),
 :mod:`~supermesh.sim.baselines.routes` (routes and grid cycles the others walk),
 :mod:`~supermesh.sim.baselines.ring`, :mod:`~supermesh.sim.baselines.direct`,
-:mod:`~supermesh.sim.baselines.multitree`.
+:mod:`~supermesh.sim.baselines.multitree`, :mod:`~supermesh.sim.baselines.tacos` (the
+synthesiser and its :class:`TacosSchedule`), :mod:`~supermesh.sim.baselines.tacos_program`.
 """
 
 from supermesh._lazy import lazy_exports
@@ -37,8 +44,15 @@ _EXPORTS: dict[str, str] = {
     "grid_cycle_but_corner": "supermesh.sim.baselines.routes",
     "ring_program": "supermesh.sim.baselines.ring",
     "direct_program": "supermesh.sim.baselines.direct",
+    "direct_alltoall_schedule": "supermesh.sim.baselines.direct",
     "multitree_program": "supermesh.sim.baselines.multitree",
     "multitree_trees": "supermesh.sim.baselines.multitree",
+    "TacosSchedule": "supermesh.sim.baselines.tacos",
+    "synthesize_allgather": "supermesh.sim.baselines.tacos",
+    "chunks_per_rank_for": "supermesh.sim.baselines.tacos_program",
+    "tacos_packing": "supermesh.sim.baselines.tacos_program",
+    "tacos_program": "supermesh.sim.baselines.tacos_program",
+    "tacos_schedules": "supermesh.sim.baselines.tacos_program",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

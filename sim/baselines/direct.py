@@ -14,8 +14,9 @@ from supermesh.sim.baselines.routes import grid_shape, route
 from supermesh.sim.presets import SimParams
 from supermesh.sim.program import PhaseBuilder, Program
 from supermesh.topologies.model import Arc, compute_nodes
+from supermesh.trees.schedule import Route, Schedule, route_schedule
 
-__all__ = ["direct_program"]
+__all__ = ["direct_alltoall_schedule", "direct_program"]
 
 
 def direct_program(
@@ -26,11 +27,12 @@ def direct_program(
     Parameters
     ----------
     G : networkx.MultiDiGraph
-    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce"}
+    collective : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall"}
         Already normalised (:func:`~supermesh.sim.collectives.check_collective`).
     nbytes : int
         Size of the data vector ``M``: AllReduce, Broadcast and Reduce flows carry all of it,
-        ReduceScatter and AllGather flows ``M / n``.
+        ReduceScatter, AllGather and AllToAll flows ``M / n`` (AllToAll: ``M`` is each
+        chiplet's buffer, one block per destination).
     params : SimParams
     root : int or None
         Root of a broadcast or reduce (``None``: the lowest compute chiplet).
@@ -58,7 +60,8 @@ def direct_program(
     root = ranks[0] if root is None else root
     if collective == "allreduce":
         flows = [(u, v, nbytes) for u in ranks for v in ranks if u != v]
-    elif collective in ("reducescatter", "allgather"):
+    elif collective in ("reducescatter", "allgather", "alltoall"):
+        # an AllToAll block differs per destination, but the traffic is the AllGather's
         flows = [(u, v, -(-nbytes // n)) for u in ranks for v in ranks if u != v]
     elif collective == "broadcast":
         flows = [(root, v, nbytes) for v in ranks if v != root]
@@ -94,3 +97,40 @@ def direct_program(
         drain=params.drain,
         meta={"collective": collective, "bytes": int(nbytes), "flows": len(flows)},
     )
+
+
+def direct_alltoall_schedule(
+    G: nx.MultiDiGraph, *, nbytes: int | None = None, chunks: int | None = None
+) -> Schedule:
+    """The one-shot AllToAll as a schedule table: one dimension-order route per block.
+
+    Each link serves its hops in the order the program above runs them: first hops before
+    second hops, and so on (ties by route). See
+    :func:`~supermesh.trees.schedule.routes.route_schedule` for the table.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    nbytes : int, optional
+        Each chiplet's buffer (a block of ``nbytes / n`` per destination).
+    chunks : int, optional
+        Chunks per block (default from ``nbytes``, else 1).
+
+    Returns
+    -------
+    Schedule
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> t = direct_alltoall_schedule(build("mesh:3x3"), chunks=1)
+    >>> len(t.entries)  # the hops of the 72 routes: the sum of the distances
+    144
+    """
+    ranks = compute_nodes(G)
+    grid = grid_shape(G)
+    routes = []
+    for f, (u, v) in enumerate((u, v) for u in ranks for v in ranks if u != v):
+        path = tuple(route(G, u, v, salt=f, grid=grid))
+        routes.append(Route(u, v, path, tuple(range(len(path)))))
+    return route_schedule(G, routes, chunks=chunks, nbytes=nbytes)

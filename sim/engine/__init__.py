@@ -13,6 +13,13 @@ their blocks depend only on each other, chunk by chunk until the times repeat, t
 repetition. Every path computes exactly what :func:`supermesh.sim.oracle.simulate_events`
 computes.
 
+Link costs: every block's ``duration`` is its transfer time on its own arc
+(:func:`supermesh.sim.link_costs.apply_link_costs` sets it from the arc's ``bandwidth`` and
+``latency``), so blocks of one level or one periodic group may take different times; the level
+path then keeps one row of cumulative durations per block, and the periodic path is exact for any
+durations (a max-plus recurrence stays homogeneous). The tests hold both to the oracle on random
+programs with random link costs.
+
 Modules: :mod:`~supermesh.sim.engine.timing` (:func:`run_program`, :class:`Timing`: a program
 run phase by phase, each phase group by group), :mod:`~supermesh.sim.engine.levels` (arc-disjoint
 tree groups, level by level), :mod:`~supermesh.sim.engine.sequential` (the periodic and the

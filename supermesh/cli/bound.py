@@ -6,7 +6,13 @@ from typing import Any
 
 import click
 
-from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.cli.common import (
+    SPEC_HELP,
+    emit_json,
+    input_format_option,
+    load_spec,
+    stdout_console,
+)
 from supermesh.errors import SpecError
 from supermesh.topologies import compute_nodes
 from supermesh.trees.bounds.counts import check_roots
@@ -60,6 +66,7 @@ def _collective_bound(G: Any, spec: str, collective: str, as_json: bool) -> None
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
+@input_format_option
 @click.option("--roots", "roots_text", default="corners", show_default=True, help=_ROOTS_HELP)
 @click.option(
     "--direction",

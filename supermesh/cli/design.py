@@ -8,7 +8,13 @@ from typing import Any
 import click
 
 from supermesh.cli import EXIT_FINDINGS
-from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.cli.common import (
+    SPEC_HELP,
+    emit_json,
+    input_format_option,
+    load_spec,
+    stdout_console,
+)
 from supermesh.errors import SpecError
 from supermesh.trees.design.candidates import links_budget, parse_costs
 
@@ -117,6 +123,7 @@ def human(r: Any, n_span: int, written: list[str]) -> list[str]:
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("base")
+@input_format_option
 @click.option("--add", "families", multiple=True, default=("perimeter-parallel",), help=_ADD_HELP)
 @click.option("--target-trees", "trees", type=int, required=True, help="Number of trees K.")
 @click.option("--roots", "roots_texts", multiple=True, help=_ROOTS_HELP)

@@ -136,7 +136,7 @@ def prove(
     bad = [c for c in choices if c not in CHOICES]
     if bad:
         raise SpecError(f"--roots {bad[0]!r} is not a root choice", hint=_ROOTS_HELP)
-    with open_executor(workers=workers, scheduler=scheduler) as executor:
+    with open_executor(workers=workers, scheduler=scheduler, tasks=len(size_list)) as executor:
         fp = prove_family(
             family,
             size_list,

@@ -104,10 +104,15 @@ def _sim_rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
             t = doc.get("cycles")
             value = f"{t:,.0f} cycles" if t is not None else f"{doc['seconds'] * 1e6:,.1f} us"
             speed = report["speedups"][e["spec"]][c]
+            vs_tacos = report.get("speedups_vs_tacos", {}).get(e["spec"], {}).get(c)
+            energy = report["energy_ratios"][e["spec"]][c]
             ratio = doc.get("ratio_to_bound")
+            versus = e["spec"] != report["baseline"]
             cells.append(
                 value
-                + (f", {speed:.2f}x faster" if speed and e["spec"] != report["baseline"] else "")
+                + (f", {speed:.2f}x faster" if speed and versus else "")
+                + (f", {energy:.2f}x the energy" if energy and versus else "")
+                + (f", {vs_tacos:.2f}x vs TACOS" if vs_tacos else "")
                 + (f", {ratio:.2f}x the cut bound" if ratio else "")
             )
         rows.append((c, cells))
@@ -120,6 +125,13 @@ def _sim_rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
 @click.option(
     "--preset", type=click.Choice(["booksim", "paper"]), default="booksim", show_default=True
 )
+@click.option(
+    "--energy-model",
+    default="dsent",
+    show_default=True,
+    metavar="MODEL",
+    help="Energy model (dsent, paper-text), constants overridable: dsent,KEY=VALUE.",
+)
 @click.option("--no-sim", is_flag=True, help="Skip the simulated times.")
 @click.option("--no-design", is_flag=True, help="Skip the cheapest-design comparison.")
 @click.option("--time-limit", type=float, default=10.0, show_default=True, help="CP-SAT s/set.")
@@ -128,6 +140,7 @@ def report(
     specs: tuple[str, ...],
     size: str,
     preset: str,
+    energy_model: str,
     no_sim: bool,
     no_design: bool,
     time_limit: float,
@@ -143,6 +156,7 @@ def report(
             simulate=not no_sim,
             design=not no_design,
             time_limit=time_limit,
+            energy_model=energy_model,
         )
     if as_json:
         emit_json(doc)
@@ -163,8 +177,9 @@ def report(
         console.print(table)
     if not no_sim:
         table = Table(
-            title=f"Simulated pipelined collectives, {format_size(nbytes)} ({preset} preset; "
-            f"speedup vs {doc['baseline']})"
+            title=f"Simulated pipelined collectives, {format_size(nbytes)} ({preset} preset, "
+            f"{doc['energy_model']} energy; speedup and energy vs {doc['baseline']}, "
+            "speedup vs TACOS on the same topology)"
         )
         table.add_column("")
         for e in entries:

@@ -21,15 +21,16 @@ from typing import Any
 import click
 from rich.table import Table
 
-from supermesh.cli.common import SPEC_HELP, load_spec, stdout_console
+from supermesh.cli.common import SPEC_HELP, input_format_option, load_spec, stdout_console
 from supermesh.errors import SpecError
 from supermesh.export.formats import format_for
 from supermesh.export.schedule import EXTENSIONS, FORMATS, schedule_text
+from supermesh.sim.tables import SYNTHESISERS, synthesised_schedule
 from supermesh.topologies.io import read_json_file, write_text_atomic
 from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule.build import build_schedule
 from supermesh.trees.schedule.collective import COLLECTIVE_ALGORITHMS, collective_trees
-from supermesh.trees.schedule.model import COLLECTIVES, Schedule
+from supermesh.trees.schedule.model import COLLECTIVES, ROUTE_COLLECTIVES, Schedule
 from supermesh.units import parse_size
 
 __all__ = ["schedule"]
@@ -63,7 +64,10 @@ def _summary(schedule: Schedule, fmt: str, output: str) -> Table:
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
-@click.option("--collective", "-c", type=click.Choice(COLLECTIVES), required=True)
+@input_format_option
+@click.option(
+    "--collective", "-c", type=click.Choice(COLLECTIVES + ROUTE_COLLECTIVES), required=True
+)
 @click.option(
     "--trees",
     "tree_files",
@@ -74,11 +78,13 @@ def _summary(schedule: Schedule, fmt: str, output: str) -> Table:
 @click.option(
     "-a",
     "--algorithm",
-    type=click.Choice(COLLECTIVE_ALGORITHMS),
-    default="pipeline",
-    show_default=True,
-    help="Computed trees: pipeline, paper, tto (AllReduce) or throughput (RS/AG/AR: several "
-    "weighted trees per chiplet, all at once; trees per chiplet chosen for --size).",
+    type=click.Choice((*COLLECTIVE_ALGORITHMS, *SYNTHESISERS)),
+    default=None,
+    help="Computed trees: pipeline (default), paper, tto (AllReduce) or throughput (RS/AG/AR: "
+    "several weighted trees per chiplet, all at once; trees per chiplet chosen for --size); "
+    "tacos (RS/AG/AR: TACOS's synthesised trees, one per chunk, in its own per-link order); "
+    "teccl (RS/AG/AR/AllToAll: TE-CCL's loop body, a tree or route per chunk); direct "
+    "(AllToAll: one route per block).",
 )
 @click.option("--roots", help="corners, sides, ids like 0,3,12,15; RS/AG: sets split by ';'.")
 @click.option("--size", help="Data size, e.g. 4MiB (sets the chunks per tree).")
@@ -119,8 +125,32 @@ def schedule(
     optimised root sets. The format follows the -o extension: .csv (one row per chiplet and
     entry), .json (lossless) or .xml (MSCCL algorithm).
     """
+    if collective in ROUTE_COLLECTIVES and algorithm not in SYNTHESISERS:
+        raise SpecError(
+            "-c alltoall schedules point-to-point routes, not trees",
+            hint="use -a teccl or -a direct (and no --trees)",
+        )
+    if algorithm in SYNTHESISERS and tree_files:
+        raise SpecError(f"-a {algorithm} computes its own schedule", hint="drop --trees")
     if size and chunks:
         raise SpecError("--size and --chunks both set the chunk count", hint="give only one")
+    if algorithm in SYNTHESISERS:
+        if roots:
+            raise SpecError(
+                f"-a {algorithm} chooses its own trees and routes (TACOS roots one at every "
+                "chiplet)",
+                hint="drop --roots",
+            )
+        sched = synthesised_schedule(
+            load_spec(spec),
+            collective,
+            algorithm,
+            nbytes=parse_size(size) if size else None,
+            chunks=chunks,
+        )
+        _write(sched, fmt, output, chunks_per_loop, max_steps)
+        return
+    algorithm = algorithm or "pipeline"
     if tree_files and roots:
         raise SpecError("--roots is for computed trees", hint="drop --roots or --trees")
     if tree_files and algorithm != "pipeline":
@@ -135,6 +165,17 @@ def schedule(
     else:
         packings = collective_trees(G, collective, algorithm=algorithm, roots=roots, nbytes=nbytes)
     sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=nbytes)
+    _write(sched, fmt, output, chunks_per_loop, max_steps)
+
+
+def _write(
+    sched: Schedule,
+    fmt: str | None,
+    output: str | None,
+    chunks_per_loop: int | None,
+    max_steps: int,
+) -> None:
+    fmt = format_for(output, fmt, EXTENSIONS) if output else (fmt or "json")
     msccl: dict[str, Any] = {"chunks_per_loop": chunks_per_loop}
     if fmt == "msccl":
         from supermesh.export.msccl import MscclLimits

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 from rich.table import Table
 
-from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.cli.common import (
+    SPEC_HELP,
+    emit_json,
+    input_format_option,
+    load_spec,
+    stdout_console,
+)
 from supermesh.errors import InputFileError, SpecError
-from supermesh.sim import COLLECTIVES, PRESETS, SimResult
+from supermesh.sim import PRESETS, SIM_COLLECTIVES, SimResult
 from supermesh.sim.algorithms import (
     ALGORITHMS,
     THROUGHPUT,
     TREE_ALGORITHMS,
     run_algorithm,
 )
+from supermesh.sim.energy import ENERGY_MODELS, energy_model_from_text
 from supermesh.sim.presets import params_from_text
 from supermesh.trees.model import TreePacking, read_packing
 from supermesh.units import format_size, parse_size
@@ -55,6 +64,10 @@ def _bw(r: SimResult) -> str:
     return f"{r.algbw:,.3f} B/cycle"
 
 
+def _mj(*joules: float) -> str:
+    return " / ".join(f"{j * 1e3:,.4f}" for j in joules) + " mJ"
+
+
 def result_rows(r: SimResult) -> list[tuple[str, str]]:
     """Rows ``(label, value)`` of the human-readable result table."""
     ratio = r.ratio_to_bound
@@ -75,7 +88,10 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
         ("time / bound", f"{ratio:.3f}" if ratio is not None else "-"),
         ("max link utilization", f"{100 * r.max_link_utilization:.1f}%"),
         ("mean link utilization", f"{100 * r.mean_link_utilization:.1f}%"),
-        ("energy", f"{r.energy.total * 1e3:,.4f} mJ"),
+        ("energy", f"{r.energy.total * 1e3:,.4f} mJ ({r.energy_model.name} model)"),
+        ("  router static / dynamic", _mj(r.energy.router_static, r.energy.router_dynamic)),
+        ("  link static / dynamic", _mj(r.energy.link_static, r.energy.link_dynamic)),
+        ("flit hops", f"{r.activity.flits:,}"),
     ]
     if r.bound is not None and isinstance(r.bound.certificate.get("algbw_links"), str):
         exact = r.bound.certificate["algbw_links"]
@@ -87,16 +103,26 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
             rows.append(("trees at once / height", f"{meta['trees']} / {max(meta['heights'])} max"))
         else:
             rows.append(("tree sets / heights", f"{meta['sets']} / {max(meta['heights'])} max"))
+    for phase, t in meta.get("teccl", {}).items():
+        stopped = ", time limit" if t.get("stopped") else ""
+        rows.append(
+            (
+                f"TE-CCL {phase} loop body",
+                f"{t['chunks_per_source']} chunk(s)/source, {t['epochs']} epochs, {t['status']} "
+                f"(lower bound {t['lower_bound']}, {t['method']}{stopped})",
+            )
+        )
     rows.append(("transfers", f"{meta.get('transfers', 0):,}"))
     return rows
 
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
+@input_format_option
 @click.option(
     "-c",
     "--collective",
-    type=click.Choice(COLLECTIVES),
+    type=click.Choice(SIM_COLLECTIVES),
     default="allreduce",
     show_default=True,
     help="Which collective.",
@@ -113,6 +139,13 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
     "[default: pipeline; throughput for a --trees file of weighted trees].",
 )
 @click.option("--preset", type=click.Choice(tuple(PRESETS)), default="booksim", show_default=True)
+@click.option(
+    "--energy-model",
+    default="dsent",
+    show_default=True,
+    metavar="MODEL",
+    help=f"Energy model ({', '.join(ENERGY_MODELS)}), constants overridable: dsent,KEY=VALUE.",
+)
 @click.option(
     "--trees",
     "tree_files",
@@ -138,6 +171,7 @@ def sim(
     size: str,
     algorithm: str | None,
     preset: str,
+    energy_model: str,
     tree_files: tuple[str, ...],
     overrides: tuple[str, ...],
     roots: str | None,
@@ -149,6 +183,7 @@ def sim(
     G = load_spec(spec)
     nbytes = parse_size(size)
     params = params_from_text(preset, overrides)
+    params = replace(params, energy_model=energy_model_from_text(energy_model).name)
     trees = None
     reduce_trees = None
     if tree_files:

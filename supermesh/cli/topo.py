@@ -5,7 +5,13 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.cli.common import (
+    SPEC_HELP,
+    emit_json,
+    input_format_option,
+    load_spec,
+    stdout_console,
+)
 from supermesh.export.formats import format_for
 from supermesh.export.topology import FORMATS
 from supermesh.topologies import metrics, to_json
@@ -16,6 +22,7 @@ _EXTENSIONS = {"json": "json", "anynet": "anynet", "dot": "dot", "gv": "dot", "g
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
+@input_format_option
 @click.option("--json", "as_json", is_flag=True, help="Print the topology and metrics as JSON.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the topology here.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Format of -o (default: ext).")

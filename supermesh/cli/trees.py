@@ -16,7 +16,13 @@ import networkx as nx
 from rich.table import Table
 
 from supermesh.cli import EXIT_FINDINGS
-from supermesh.cli.common import SPEC_HELP, emit_json, load_spec, stdout_console
+from supermesh.cli.common import (
+    SPEC_HELP,
+    emit_json,
+    input_format_option,
+    load_spec,
+    stdout_console,
+)
 from supermesh.errors import SpecError
 from supermesh.topologies.io import write_text_atomic
 from supermesh.trees.bounds.explain import packing_proof
@@ -260,6 +266,7 @@ def _print_root_sets(p: TreePacking) -> None:
 
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
+@input_format_option
 @click.option("--roots", "roots_text", default=None, help=_ROOTS_HELP)
 @click.option("--root-sets", "root_sets_flag", is_flag=True, help=_ROOT_SETS_HELP)
 @click.option("--throughput", "throughput_flag", is_flag=True, help=_THROUGHPUT_HELP)

@@ -6,11 +6,13 @@ their heights (:func:`draw_root_sets`), the pipeline over time (:func:`draw_pipe
 utilisation on the layout and over time (:func:`draw_utilization`,
 :func:`draw_utilization_timeseries`), sweep curves (:func:`draw_sweep`, :func:`draw_speedup`) and
 throughput packings (link loads with the bottleneck cut :func:`draw_link_load`, the rate-height
-trade-off :func:`draw_tradeoff`, one rank's weighted trees :func:`draw_root_trees`).
+trade-off :func:`draw_tradeoff`, one rank's weighted trees :func:`draw_root_trees`) and energy by
+component (:func:`draw_energy`).
 """
 
 from supermesh.draw.common import figure_format, gallery_output, gallery_quick, save_figure
 from supermesh.draw.curves import draw_speedup, draw_sweep
+from supermesh.draw.energy import draw_energy, energy_bars
 from supermesh.draw.link_load import LinkLoads, draw_link_load, link_loads, load_colorbar
 from supermesh.draw.pipeline import Timeline, Transfer, draw_pipeline, pipeline_timeline
 from supermesh.draw.root_sets import draw_root_sets
@@ -29,6 +31,7 @@ __all__ = [
     "Timeline",
     "TradeoffPoint",
     "Transfer",
+    "draw_energy",
     "draw_link_load",
     "draw_pipeline",
     "draw_root_sets",
@@ -40,6 +43,7 @@ __all__ = [
     "draw_trees",
     "draw_utilization",
     "draw_utilization_timeseries",
+    "energy_bars",
     "figure_format",
     "gallery_output",
     "gallery_quick",

@@ -216,6 +216,17 @@ def save_figure(fig: Figure, path: str | Path, *, dpi: int = 150) -> None:
     ------
     SupermeshError
         On an unknown extension or a directory that cannot be written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from supermesh.draw import draw_topology
+    >>> from supermesh.topologies import build
+    >>> path = Path(tempfile.mkdtemp()) / "mesh.svg"
+    >>> save_figure(draw_topology(build("mesh:2x2")), path)
+    >>> path.read_text()[:5]
+    '<?xml'
     """
     fmt = figure_format(path)
     target = Path(path)

@@ -30,7 +30,7 @@ Mapping (every tree of every set is kept; nothing falls back to a single tree)
   ``b``, slot ``c`` lives at input and output index ``b*S + c``, except ReduceScatter output
   ``c`` and AllGather input ``c``. Partial sums of ReduceScatter and Reduce at non-root
   chiplets go to scratch (``s_chunks``); AllReduce accumulates in the output. Every program is
-  valid in place and out of place.
+  valid in place and out of place (AllToAll: out of place, below).
 - Weighted tables (several trees per root, each carrying ``n`` of its block's ``C`` chunks,
   :mod:`supermesh.trees.schedule.build`): every tree is kept, with ``n*S/C`` slots per loop, side by
   side inside its root's block in tree order (so its share of every loop is exactly its share
@@ -50,6 +50,12 @@ Mapping (every tree of every set is kept; nothing falls back to a single tree)
   the smallest ``S``, consecutive sets are split into channel groups (more channels, each with
   its own FIFO). The runtime splits each loop's data into ``nchunksperloop`` equal chunks, so
   messages should be a multiple of that many elements.
+- AllToAll (route tables): ``B = n`` blocks in and out; the chunks rank ``i`` sends to rank
+  ``j`` leave input block ``j`` and land in output block ``i``; relays keep them in scratch
+  until they forward them; every rank copies its own block ``i`` from input to output (one
+  ``cpy``). Route hops are out-tree steps (``s`` at the sender, ``r`` at the receiver). Such a
+  program is out of place only (``inplace="0"``): a block arriving early would overwrite an
+  input block not yet sent.
 - AllReduce's global barrier is not expressed: MSCCL keeps the data dependencies only (a root
   starts sending a chunk once it has reduced it); the barrier is a timing rule of the simulator,
   not needed for correctness.
@@ -275,7 +281,8 @@ def msccl_text(prog: MscclProgram) -> str:
     algo = {
         "name": prog.name, "proto": prog.proto, "nchannels": prog.nchannels,
         "nchunksperloop": prog.nchunksperloop, "ngpus": prog.ngpus, "coll": prog.coll,
-        "inplace": 1, "outofplace": 1, "minBytes": prog.min_bytes, "maxBytes": prog.max_bytes,
+        "inplace": int(prog.coll != "alltoall"), "outofplace": 1,
+        "minBytes": prog.min_bytes, "maxBytes": prog.max_bytes,
     }  # fmt: skip
     lines = [_element("algo", algo)]
     for g in sorted(prog.gpus):

@@ -157,7 +157,7 @@ class StepBuilder:
         self.s = schedule
         self.S = slots
         self.coll = schedule.collective
-        per_rank = self.coll in ("reducescatter", "allgather")
+        per_rank = self.coll in ("reducescatter", "allgather", "alltoall")
         last = max((e.chunk_last for e in schedule.entries), default=-1)
         self.blocks = ngpus if per_rank else (last + 1) // schedule.chunks
         self.tbs: dict[int, list[Threadblock]] = defaultdict(list)
@@ -251,11 +251,22 @@ class StepBuilder:
 
     def _x_in(self, e: ScheduleEntry, c: int) -> tuple[str, int]:
         at = self._in_block(e, c)
+        if self.coll == "alltoall":  # block b = i * n + j: slot of destination j at source i
+            return ("i", self._block(e) % self.blocks * self.S + at)
         return ("i", at) if self.coll == "allgather" else ("i", self._block(e) * self.S + at)
 
     def _x_out(self, e: ScheduleEntry, c: int) -> tuple[str, int]:
         at = self._in_block(e, c)
+        if self.coll == "alltoall":  # slot of source i at destination j
+            return ("o", self._block(e) // self.blocks * self.S + at)
         return ("o", at) if self.coll == "reducescatter" else ("o", self._block(e) * self.S + at)
+
+    def _held(self, gpu: int, e: ScheduleEntry, c: int) -> tuple[str, int]:
+        """Where ``gpu`` keeps the chunk of ``e``'s tree, slot ``c`` (AllToAll relays: scratch)."""
+        if self.coll != "alltoall" or gpu == self.s.dests[0][e.tree_index]:  # type: ignore[index]
+            return self._x_out(e, c)
+        slots = self.scratch[gpu]
+        return ("s", slots.setdefault((self._block(e), self._in_block(e, c)), len(slots)))
 
     def _acc(self, gpu: int, e: ScheduleEntry, c: int) -> tuple[str, int]:
         """Where ``gpu`` accumulates the in-tree chunk of ``e``'s tree, slot ``c``."""
@@ -285,10 +296,10 @@ class StepBuilder:
             self._set(u, send, Step("s", *src, *acc), dep)
             self._set(v, recv, Step("rrc", *first, *acc), prev)
             return
-        out = self._x_out(e, c)
+        out = self._held(v, e, c)
         if u != e.root:
             (parent,) = self.into[(e.phase, si, ti, u)]
-            src, dep = out, self.recv_at[(parent.id, c)]
+            src, dep = self._held(u, e, c), self.recv_at[(parent.id, c)]
         elif self.coll == "allreduce":
             src, dep = out, self.recv_at[(self._kids("rs", si, ti, u, c)[-1].id, c)]
         else:
@@ -297,7 +308,14 @@ class StepBuilder:
         self._set(v, recv, Step("r", *src, *out))
 
     def local_copies(self) -> None:
-        """Out-of-place copies at AllGather and Broadcast roots (one ``cpy`` of S slots)."""
+        """Out-of-place copies at AllGather and Broadcast roots (one ``cpy`` of S slots); AllToAll:
+        every rank's block to itself."""
+        if self.coll == "alltoall":
+            for i, gpu in enumerate(self.s.ranks):
+                t = self._tb_of(gpu, -1, -1, 0)
+                at = i * self.S
+                self.tbs[gpu][t].steps.append(Step("cpy", "i", at, "o", at, cnt=self.S))
+            return
         if self.coll not in ("allgather", "broadcast"):
             return
         roots = {(e.set_index, e.tree_index): e for e in self.s.entries if e.src == e.root}
@@ -309,7 +327,7 @@ class StepBuilder:
     def buffers(self, gpu: int) -> dict[str, int]:
         """``i_chunks``, ``o_chunks`` and ``s_chunks`` of one GPU."""
         full = self.blocks * self.S
-        i = self.S if self.coll == "allgather" else full
+        i = self.S if self.coll == "allgather" else full  # AllToAll: n blocks in and out
         o = self.S if self.coll == "reducescatter" else full
         return {"i_chunks": i, "o_chunks": o, "s_chunks": len(self.scratch[gpu])}
 

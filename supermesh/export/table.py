@@ -20,6 +20,9 @@ chiplet, then entry id. Columns (header line first)::
     column with the share of its root's data the row's tree carries (``repr`` of the float); the
     tree's chunks are ``chunk_first .. chunk_last``, its part of the root's block. Other tables
     have exactly the columns above.
+``dest``
+    Only in the CSV of an AllToAll (route) table, after ``share``: the destination of the row's
+    route (``root`` is its source).
 """
 
 from __future__ import annotations
@@ -54,7 +57,8 @@ def schedule_csv(schedule: Schedule) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     shares = schedule.shares
-    writer.writerow(CSV_HEADER if shares is None else (*CSV_HEADER, "share"))
+    header = CSV_HEADER if shares is None else (*CSV_HEADER, "share")
+    writer.writerow((*header, "dest") if schedule.dests is not None else header)
     for chiplet, ids in sorted(schedule.tables.items()):
         for i in ids:
             e = schedule.entries[i]
@@ -64,6 +68,8 @@ def schedule_csv(schedule: Schedule) -> str:
             row = [chiplet, role, *(doc[f] for f in FIELDS)]
             if shares is not None:  # blank where a malformed file lacks the share
                 row.append(_share(shares, e.set_index, e.tree_index))
+            if schedule.dests is not None:
+                row.append(_share(schedule.dests, e.set_index, e.tree_index))
             writer.writerow(row)
     return out.getvalue()
 

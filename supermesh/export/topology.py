@@ -153,15 +153,18 @@ def anynet_text(G: nx.MultiDiGraph, *, cycles_per_unit: int = 20, header: bool =
 
 
 def _q(value: Any) -> str:
-    """A DOT double-quoted string."""
-    return json.dumps(str(value))
+    """A DOT double-quoted string (DOT's only escape is ``\\"``; the rest is kept as is)."""
+    return '"' + str(value).replace('"', '\\"') + '"'
 
 
 def dot_text(G: nx.MultiDiGraph) -> str:
     """Graphviz ``digraph``: one node per chiplet, one edge per arc (parallel arcs kept).
 
-    Nodes carry ``kind``, ``row``, ``col`` and a pinned ``pos`` (render with ``neato -n``);
-    edges carry ``key``, ``cls``, ``bandwidth``, ``latency`` and a colour per class.
+    Nodes carry ``kind``, ``row``, ``col``, a pinned ``pos`` (render with ``neato -n``) and
+    their original ``label`` if they have one; edges carry ``key``, ``cls``, ``bandwidth``,
+    ``latency`` and a colour per class; the graph its ``spec``, ``family``, ``rows``, ``cols`` and
+    ``params`` (JSON). Numbers are written exactly, so the file reads back to the same topology
+    (:func:`supermesh.topologies.formats.read_dot`).
 
     Examples
     --------
@@ -175,7 +178,9 @@ def dot_text(G: nx.MultiDiGraph) -> str:
         f"{G.number_of_edges()} arcs (parallel arcs are separate edges)",
         f"digraph {_q(g.get('spec', 'topology'))} {{",
         f"  graph [label={_q(g.get('name', ''))}, spec={_q(g.get('spec', ''))}, "
-        f"family={_q(g.get('family', ''))}];",
+        f"family={_q(g.get('family', ''))}"
+        + "".join(f", {a}={g[a]}" for a in ("rows", "cols") if g.get(a) is not None)
+        + f", params={_q(json.dumps(g.get('params', {}), sort_keys=True))}];",
         "  node [shape=box, style=filled];",
     ]
     fill = {
@@ -185,16 +190,18 @@ def dot_text(G: nx.MultiDiGraph) -> str:
         "router": "gray95",
     }
     for node, d in sorted(G.nodes(data=True)):
-        x, y = d["pos"]
+        x, y = (float(p) for p in d["pos"])
+        grid = "".join(f", {a}={d[a]}" for a in ("row", "col") if d.get(a) is not None)
+        label = f", label={_q(d['label'])}" if d.get("label") is not None else ""
         lines.append(
-            f"  {node} [kind={_q(d['kind'])}, row={_q(d.get('row'))}, col={_q(d.get('col'))}, "
-            f'pos="{x:g},{y:g}!", fillcolor={_q(fill.get(d["kind"], "white"))}];'
+            f"  {node} [kind={_q(d['kind'])}{grid}{label}, "
+            f'pos="{x!r},{y!r}!", fillcolor={_q(fill.get(d["kind"], "white"))}];'
         )
     for u, v, k in arcs(G):
         e = G.edges[u, v, k]
         lines.append(
-            f"  {u} -> {v} [key={k}, cls={_q(e['cls'])}, bandwidth={e['bandwidth']:g}, "
-            f"latency={e['latency']:g}, color={_q(_DOT_COLORS.get(e['cls'], 'black'))}];"
+            f"  {u} -> {v} [key={k}, cls={_q(e['cls'])}, bandwidth={float(e['bandwidth'])!r}, "
+            f"latency={float(e['latency'])!r}, color={_q(_DOT_COLORS.get(e['cls'], 'black'))}];"
         )
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -205,7 +212,8 @@ def graphml_text(G: nx.MultiDiGraph, *, metrics: dict[str, Any] | None = None) -
 
     ``pos`` becomes ``x`` and ``y``; missing ``row``/``col`` are left out; ``params`` (and
     ``metrics`` if given) are JSON strings. Each edge has id ``eU_V_K`` and an integer ``key``
-    attribute, so parallel arcs survive a round trip through ``networkx.read_graphml``.
+    attribute, so parallel arcs survive a round trip through ``networkx.read_graphml``, and the
+    file reads back to the same topology (:func:`supermesh.topologies.formats.read_graphml`).
 
     Examples
     --------
@@ -226,6 +234,8 @@ def graphml_text(G: nx.MultiDiGraph, *, metrics: dict[str, Any] | None = None) -
     for node, d in sorted(G.nodes(data=True)):
         attrs = {"kind": d["kind"], "x": float(d["pos"][0]), "y": float(d["pos"][1])}
         attrs.update({a: int(d[a]) for a in ("row", "col") if d.get(a) is not None})
+        if d.get("label") is not None:
+            attrs["label"] = str(d["label"])
         H.add_node(node, **attrs)
     for u, v, k in arcs(G):
         e = G.edges[u, v, k]

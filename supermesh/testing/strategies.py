@@ -15,9 +15,9 @@
 
 Examples
 --------
->>> from hypothesis import given, settings
+>>> from hypothesis import HealthCheck, given, settings
 >>> from supermesh.topologies import build
->>> @settings(max_examples=5)
+>>> @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ... @given(topology_specs(families=["smbi"], max_side=4))
 ... def test_builds(spec):
 ...     assert build(spec).number_of_nodes() >= 4
@@ -69,7 +69,8 @@ def _conc(
     lo: int, *, lo_cols: int | None = None, pow2_rows: bool = False, always4: bool = False
 ) -> SizeDrawer:
     """Sizes of an interposer family: a router grid of at least lo x lo_cols routers (rows a
-    power of two if ``pow2_rows``), each router serving 2x2 chiplets with ``conc=4``."""
+    power of two and at least rows/2 + 1 columns if ``pow2_rows``: the butterflies), each
+    router serving 2x2 chiplets with ``conc=4``."""
 
     def size(draw: Draw, max_side: int, opts: dict[str, Any]) -> str | None:
         f = 2 if always4 or opts.get("conc") == "4" else 1
@@ -79,10 +80,16 @@ def _conc(
             for r in range(f * lo, max_side + 1, f)
             if not pow2_rows or (r // f) & (r // f - 1) == 0
         ]
-        cols_ok = list(range(f * lc, max_side + 1, f))
-        if not rows_ok or not cols_ok:
+        if pow2_rows:  # the butterflies reach every row only with R/2 + 1 router columns
+            rows_ok = [r for r in rows_ok if f * max(lc, (r // f) // 2 + 1) <= max_side]
+        if not rows_ok:
             return None
-        return f"{draw(st.sampled_from(rows_ok))}x{draw(st.sampled_from(cols_ok))}"
+        rows = draw(st.sampled_from(rows_ok))
+        least = max(lc, (rows // f) // 2 + 1) if pow2_rows else lc
+        cols_ok = list(range(f * least, max_side + 1, f))
+        if not cols_ok:
+            return None
+        return f"{rows}x{draw(st.sampled_from(cols_ok))}"
 
     return size
 

@@ -37,6 +37,7 @@ def test_the_gallery_covers_the_papers_figures():
         "plot_link_utilization",  # figure 2
         "plot_utilization_timeseries",  # figure 18
         "plot_pipeline_gantt",  # figure 7
+        "plot_energy",  # figures 14 and 15
     } <= names
     assert find_gallery() == GALLERY
     assert gallery_scripts(GALLERY) == SCRIPTS

@@ -7,8 +7,8 @@ Everything here answers "what is possible?" and comes with the object that prove
   (:func:`check_roots`, :func:`max_trees_from_root`), answered with a violated cut;
   :mod:`~supermesh.trees.bounds.free`: Frank's theorem for free roots (:func:`max_trees_free`),
   answered with a violated subpartition.
-- :mod:`~supermesh.trees.bounds.flow`: the small-value max-flows from a super source behind
-  those checks (igraph).
+  Their flow engine, small-value max-flows by short path searches, is
+  :mod:`supermesh.topologies.connectivity` (the arc connectivity of the metrics uses it too).
 - :mod:`~supermesh.trees.bounds.frank`: free roots by Frank's and Cai's theorems.
 - :mod:`~supermesh.trees.bounds.heights`: BFS distances, eccentricities and the height lower
   bound, on the direction-free *working network* every packing algorithm builds on.
@@ -35,11 +35,6 @@ _EXPORTS: dict[str, str] = {
     "max_trees_free": "supermesh.trees.bounds.free",
     "max_trees_from_root": "supermesh.trees.bounds.counts",
     "decide_free": "supermesh.trees.bounds.frank",
-    # the flow engine behind them
-    "ArcNet": "supermesh.trees.bounds.flow",
-    "arc_net": "supermesh.trees.bounds.flow",
-    "flow_to": "supermesh.trees.bounds.flow",
-    "rooted_failures": "supermesh.trees.bounds.flow",
     # heights and the working network
     "WorkingNetwork": "supermesh.trees.bounds.heights",
     "working_network": "supermesh.trees.bounds.heights",

@@ -40,8 +40,8 @@ from typing import Any
 import networkx as nx
 
 from supermesh.errors import SpecError, TopologyError
+from supermesh.topologies.connectivity import ArcNet, arc_net, rooted_failures
 from supermesh.topologies.model import check_nodes, compute_nodes
-from supermesh.trees.bounds.flow import ArcNet, arc_net, rooted_failures
 
 __all__ = [
     "CountBound",
@@ -71,6 +71,14 @@ class RootsBound:
         the set is entered by ``a`` arcs but ``r`` trees have their root outside it.
     exact : bool
         Whether ``feasible`` is a proven answer (see the module docstring).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.bounds import check_roots
+    >>> answer = check_roots(build("mesh:4x4"), [0, 3, 15, 12])
+    >>> answer.feasible, answer.certificate
+    (False, {'set': [0], 'entering_arcs': 2, 'required': 3})
     """
 
     roots: tuple[int, ...]
@@ -109,6 +117,14 @@ class CountBound:
         (Frank). See :func:`max_trees_free` for the ``"cut-family"`` kind (distinct roots).
     direction : {"out", "in"}
     exact : bool
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.bounds import max_trees_free
+    >>> count = max_trees_free(build("smbi:3x3"))
+    >>> count.max_trees, count.roots, count.certificate["required"]
+    (5, (0, 2, 4, 6, 8), 18)
     """
 
     max_trees: int
@@ -129,7 +145,7 @@ class CountBound:
 
 
 def count_net(G: nx.MultiDiGraph, direction: str) -> ArcNet:
-    """The :class:`~supermesh.trees.bounds.flow.ArcNet` the counts run on (reversed for ``"in"``).
+    """The :class:`~supermesh.topologies.connectivity.ArcNet` of the counts (reversed for ``"in"``).
 
     Raises
     ------
@@ -260,8 +276,8 @@ def check_roots(
     A span node whose in-degree plus its own root count is below ``k`` is reported directly
     (a one-node certificate); otherwise a max-flow from the super source to each span node, in
     breadth-first order, with nodes that pass merged into the source
-    (:mod:`supermesh.trees.bounds.flow`). The smallest minimum cut of the first failing node is the
-    certificate.
+    (:mod:`supermesh.topologies.connectivity`). The smallest minimum cut of the first failing node
+    is the certificate.
 
     Examples
     --------

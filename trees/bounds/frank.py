@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from supermesh.errors import SolverError
-from supermesh.trees.bounds.flow import ArcNet, flow_to, rooted_failures, source_side
+from supermesh.topologies.connectivity import ArcNet, flow_to, rooted_failures, source_side
 
 __all__ = [
     "decide_cutting_plane",
@@ -51,7 +51,7 @@ def minimal_root_vector(net: ArcNet, k: int) -> list[int]:
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.bounds.flow import arc_net
+    >>> from supermesh.topologies.connectivity import arc_net
     >>> y = minimal_root_vector(arc_net(build("mesh:3x3")), 3)
     >>> sum(y) > 3  # 3 trees need more than 3 roots: impossible on the mesh
     True
@@ -92,7 +92,7 @@ def subpartition_certificate(
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.bounds.flow import arc_net
+    >>> from supermesh.topologies.connectivity import arc_net
     >>> net = arc_net(build("mesh:3x3"))
     >>> corners = [frozenset([c]) for c in (0, 2, 6, 8)]
     >>> subpartition_certificate(net, corners, 3, range(9))["required"]  # 8 arcs < 9
@@ -157,7 +157,7 @@ def decide_free(net: ArcNet, k: int) -> tuple[list[int] | None, dict[str, Any] |
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.bounds.flow import arc_net
+    >>> from supermesh.topologies.connectivity import arc_net
     >>> y, cert = decide_free(arc_net(build("smbi:3x3")), 6)
     >>> y, sum(cert["entering_arcs"]) < cert["required"]
     (None, True)
@@ -256,7 +256,7 @@ def decide_cutting_plane(
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> from supermesh.trees.bounds.flow import arc_net
+    >>> from supermesh.topologies.connectivity import arc_net
     >>> y, cert = decide_cutting_plane(arc_net(build("smbi:3x3")), 5, range(9), distinct=True)
     >>> sum(y), max(y), cert
     (5, 1, None)
@@ -334,7 +334,7 @@ def maximise_free(
     --------
     >>> from supermesh.topologies import build
     >>> from supermesh.trees.bounds.free import in_degree_upper_bound
-    >>> from supermesh.trees.bounds.flow import arc_net
+    >>> from supermesh.topologies.connectivity import arc_net
     >>> G = build("mesh:3x3")
     >>> bound, cert = in_degree_upper_bound(G)
     >>> k, y, _ = maximise_free(arc_net(G), range(9), bound, cert, all_nodes=True, distinct=False)

@@ -21,8 +21,8 @@ from typing import Any
 import networkx as nx
 
 from supermesh.errors import TopologyError
+from supermesh.topologies.connectivity import ArcNet
 from supermesh.trees.bounds.counts import CountBound, count_net, span_indices
-from supermesh.trees.bounds.flow import ArcNet
 
 __all__ = ["in_degree_upper_bound", "max_trees_free"]
 

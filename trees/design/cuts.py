@@ -12,8 +12,8 @@ form: *a node set ``X`` must be entered by at least ``required`` arcs* (a :class
 
 An added link crossing ``X`` adds exactly one arc entering ``X``, so for a candidate selection
 ``x`` the condition is linear: ``in_base(X) + sum of x_c over candidates c crossing X >=
-required``. A violated condition is found by max-flow (:mod:`supermesh.trees.bounds.flow`); its
-minimum cut is the set to add.
+required``. A violated condition is found by max-flow (:mod:`supermesh.topologies.connectivity`);
+its minimum cut is the set to add.
 
 References
 ----------
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from supermesh.trees.bounds.flow import arc_net, rooted_failures
+from supermesh.topologies.connectivity import arc_net, rooted_failures
 from supermesh.trees.design.candidates import Candidate
 
 __all__ = [

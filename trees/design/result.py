@@ -55,6 +55,14 @@ class DesignResult:
         Base plus the added links (class ``"added"``), spec ``"<base>+design"``.
     stats : dict
         Candidates, rounds, cuts, warm start, timings.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.design import design
+    >>> r = design(build("mesh:4x4"), trees=4, time_limit=30)
+    >>> r.status, r.cost, len(r.additions)
+    ('optimal', 8, 8)
     """
 
     base: str

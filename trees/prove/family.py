@@ -57,6 +57,12 @@ class FamilyProof:
         ``statement``, ``argument``, ``applies``, ``construction``, ``checked`` (sizes of the
         range that are proven and agree with it), ``contradicted`` and ``not_covered``; ``None``
         when no all-sizes argument is known for this family.
+
+    Examples
+    --------
+    >>> proof = prove_family("smbi", "3..4", roots=["corners"], time_limit=10)
+    >>> [(s.size, s.max_trees) for s in proof.sizes]
+    [('3x3', 5), ('4x4', 4)]
     """
 
     family: str
@@ -295,7 +301,7 @@ def prove_family(
     ]
     try:
         if executor is None:
-            with open_executor() as pool:
+            with open_executor(tasks=len(tasks)) as pool:
                 proofs = map_tasks(
                     prove_size, tasks, executor=pool, progress=progress, description=f"prove {name}"
                 )

@@ -11,6 +11,8 @@
   :mod:`~supermesh.trees.schedule.weighted` splits each block among a rank's weighted
   trees; :mod:`~supermesh.trees.schedule.fifo` orders a link shared by many trees (a list
   schedule, which the simulator runs too).
+- :mod:`~supermesh.trees.schedule.routes`: :func:`route_schedule`, the tables of an AllToAll
+  (point-to-point routes with a per-link order).
 - :mod:`~supermesh.trees.schedule.size`: bytes per chiplet in a stated compact encoding.
 
 Why :func:`collective_trees` lives here and not in a room of its own: choosing trees for a
@@ -33,6 +35,9 @@ _EXPORTS: dict[str, str] = {
     "COLLECTIVES": "supermesh.trees.schedule.model",
     "FIELDS": "supermesh.trees.schedule.model",
     "PHASES": "supermesh.trees.schedule.model",
+    "ROUTE_COLLECTIVES": "supermesh.trees.schedule.model",
+    "Route": "supermesh.trees.schedule.routes",
+    "route_schedule": "supermesh.trees.schedule.routes",
     "Schedule": "supermesh.trees.schedule.model",
     "ScheduleEntry": "supermesh.trees.schedule.model",
     "build_schedule": "supermesh.trees.schedule.build",

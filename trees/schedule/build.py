@@ -78,7 +78,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import networkx as nx
@@ -131,6 +131,7 @@ def build_schedule(
     chunks: int | None = None,
     nbytes: int | None = None,
     chunk_bytes: int = CHUNK_BYTES,
+    fifo: Mapping[tuple[str, int], Mapping[tuple[int, int], int]] | None = None,
 ) -> Schedule:
     """Build the schedule table of a pipelined collective from its trees.
 
@@ -158,6 +159,10 @@ def build_schedule(
         Data size in bytes (recorded in the schedule).
     chunk_bytes : int
         Bytes per chunk (default 12288).
+    fifo : mapping, optional
+        Each link's order given instead of computed, for the (phase, set) pairs it lists:
+        ``fifo[(phase, set)][(tree index, child end of the arc)]`` is the entry's position in
+        its link's FIFO (a synthesised schedule's own order, e.g. TACOS's).
 
     Returns
     -------
@@ -252,6 +257,9 @@ def build_schedule(
                         "store" if direction == "out" else "reduce",
                     ))  # fmt: skip
             longest = max((b - a + 1 for (i, _), (a, b) in ranges.items() if i == si), default=0)
+            if fifo is not None and (phase, si) in fifo:
+                slots[(phase, si)] = dict(fifo[(phase, si)])
+                continue
             order = shared_link_order(trees, direction, min(longest or chunks, FIFO_ROUNDS))
             if order is not None:
                 slots[(phase, si)] = order

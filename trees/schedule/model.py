@@ -20,6 +20,17 @@ JSON (``format: "supermesh-schedule"``, ``version: 1``)::
 ``shares`` is written only for a weighted table (several trees per root splitting its block of
 ``chunks`` chunks, :mod:`supermesh.trees.schedule.build`); a table without it has every tree carry
 ``chunks`` chunks, and reads and writes exactly as before the field existed.
+
+AllToAll (``collective: "alltoall"``, :data:`ROUTE_COLLECTIVES`): point-to-point routes instead
+of trees. "Tree" ``t`` of set ``s`` is a *route* from ``roots[s][t]`` (its source) to
+``dests[s][t]`` (its destination, the one extra field, written only for these tables), carrying
+``shares[s][t]`` of the block that source sends to that destination. Block ``b = i * n + j``
+(``i``, ``j`` the positions of source and destination in ``ranks``, ``n`` ranks) is the chunks
+``[b*C, b*C + C - 1]`` (``C = chunks``); a pair's routes carry consecutive ranges of its block.
+Every entry has phase ``a2a``, is one hop of its route (``depth`` = hop number, from 1), waits for
+the previous hop of the same route (``deps``), has ``op`` ``send`` on the first hop and
+``recv-send`` after, and ``on_recv`` ``store``. :mod:`supermesh.trees.schedule.routes` builds
+them; :mod:`supermesh.verify.schedule.alltoall` checks them.
 """
 
 from __future__ import annotations
@@ -30,11 +41,22 @@ from typing import Any
 
 from supermesh.errors import InputFileError
 
-__all__ = ["CHUNK_BYTES", "COLLECTIVES", "FIELDS", "FORMAT", "PHASES", "Schedule", "ScheduleEntry"]
+__all__ = [
+    "CHUNK_BYTES",
+    "COLLECTIVES",
+    "FIELDS",
+    "FORMAT",
+    "PHASES",
+    "ROUTE_COLLECTIVES",
+    "Schedule",
+    "ScheduleEntry",
+]
 
 FORMAT = "supermesh-schedule"
 COLLECTIVES = ("allreduce", "reducescatter", "allgather", "broadcast", "reduce")
-PHASES = ("rs", "ag", "bcast", "reduce")
+ROUTE_COLLECTIVES = ("alltoall",)
+"""Collectives whose tables hold point-to-point routes (module docstring), not trees."""
+PHASES = ("rs", "ag", "bcast", "reduce", "a2a")
 CHUNK_BYTES = 12288
 """Bytes per chunk per tree edge: 3 messages of 4096 B (BRIEF section 4)."""
 
@@ -155,6 +177,9 @@ class Schedule:
         Weighted tables: the share of its root's data each tree carries, per set, per tree (the
         shape of ``roots``; the shares of one root add up to 1). ``None``: every tree carries
         ``chunks`` chunks.
+    dests : tuple of tuple of int, or None
+        AllToAll tables: the destination of each route, per set, per route (the shape of
+        ``roots``, which hold the sources). ``None`` for tree tables.
 
     Examples
     --------
@@ -181,6 +206,12 @@ class Schedule:
     entries: tuple[ScheduleEntry, ...]
     tables: dict[int, tuple[int, ...]]
     shares: tuple[tuple[float, ...], ...] | None = None
+    dests: tuple[tuple[int, ...], ...] | None = None
+
+    @property
+    def routes(self) -> bool:
+        """True for a table of point-to-point routes (AllToAll, ``dests`` set)."""
+        return self.dests is not None
 
     @property
     def weighted(self) -> bool:
@@ -216,6 +247,8 @@ class Schedule:
         }
         if self.shares is not None:
             doc["shares"] = [list(s) for s in self.shares]
+        if self.dests is not None:
+            doc["dests"] = [list(d) for d in self.dests]
         return doc
 
     @classmethod
@@ -226,8 +259,25 @@ class Schedule:
         for name in ("topology", "collective", "chunks", "entries", "tables", "roots", "ranks"):
             if name not in doc:
                 raise InputFileError(f"{source} lacks the field {name!r}")
-        if doc["collective"] not in COLLECTIVES:
+        if doc["collective"] not in COLLECTIVES + ROUTE_COLLECTIVES:
             raise InputFileError(f"{source} has unknown collective {doc['collective']!r}")
+        dests = doc.get("dests")
+        routed = doc["collective"] in ROUTE_COLLECTIVES
+        if routed != (dests is not None) or not (
+            dests is None
+            or (
+                isinstance(dests, list)
+                and all(
+                    isinstance(d, list)
+                    and all(isinstance(x, int) and not isinstance(x, bool) for x in d)
+                    for d in dests
+                )
+            )
+        ):
+            raise InputFileError(
+                f"{source}: 'dests' (lists of node ids per set) belongs to AllToAll tables, "
+                "and only to them"
+            )
         entries = tuple(
             ScheduleEntry.from_json(e, where=f"{source} entry #{i}")
             for i, e in enumerate(doc["entries"])
@@ -262,4 +312,5 @@ class Schedule:
             entries=entries,
             tables={int(k): tuple(int(i) for i in v) for k, v in tables.items()},
             shares=None if shares is None else tuple(tuple(float(x) for x in s) for s in shares),
+            dests=None if dests is None else tuple(tuple(int(x) for x in d) for d in dests),
         )

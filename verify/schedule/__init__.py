@@ -9,6 +9,8 @@
 - :mod:`~supermesh.verify.schedule.shares`: weighted tables: the shares, and the chunk ranges
   their largest-remainder rule gives.
 - :mod:`~supermesh.verify.schedule.packings`: agreement with the tree packings the table claims.
+- :mod:`~supermesh.verify.schedule.alltoall`: AllToAll tables (point-to-point routes): every
+  block reaches its destination exactly once along existing arcs, in an order that can run.
 - :mod:`~supermesh.verify.schedule.file`: a schedule file (the table, then its deadlock
   freedom), for :func:`~supermesh.verify.files.check_file`.
 
@@ -24,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "check_chunk_ranges": "supermesh.verify.schedule.ranges",
     "check_shares": "supermesh.verify.schedule.shares",
     "check_packings": "supermesh.verify.schedule.packings",
+    "check_alltoall": "supermesh.verify.schedule.alltoall",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

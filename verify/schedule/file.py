@@ -31,6 +31,9 @@ _BLOCKING = {"entry-id", "bad-field", "dep-missing", "dep-chunks"}
 
 def _deadlock(G: Any, schedule: Schedule, found: list[Finding]) -> tuple[str, dict[str, Any]]:
     """The deadlock verdict for the summary line, the report's extra part; extends ``found``."""
+    if schedule.routes:  # AllToAll: check_alltoall already looked for a wait cycle
+        cycle = any(f.code == "deadlock-cycle" for f in found)
+        return ("DEADLOCK" if cycle else "deadlock-free (routes)"), {"deadlock": None}
     if any(f.code in _BLOCKING for f in found):
         found.append(
             Finding(

@@ -41,8 +41,9 @@ from typing import Any
 import networkx as nx
 
 from supermesh.trees.model import TreePacking
-from supermesh.trees.schedule.model import COLLECTIVES, Schedule, ScheduleEntry
+from supermesh.trees.schedule.model import COLLECTIVES, ROUTE_COLLECTIVES, Schedule, ScheduleEntry
 from supermesh.verify.findings import Finding
+from supermesh.verify.schedule.alltoall import check_alltoall
 from supermesh.verify.schedule.flow import PHASES_OF, check_tree_flows, where
 from supermesh.verify.schedule.packings import check_packings
 from supermesh.verify.schedule.ranges import check_chunk_ranges
@@ -254,6 +255,8 @@ def check_schedule(
     >>> [f.code for f in check_schedule(G, bad)]
     ['deps-incomplete']
     """
+    if schedule.collective in ROUTE_COLLECTIVES or schedule.routes:
+        return check_alltoall(G, schedule)  # routes, not trees
     if schedule.collective not in COLLECTIVES:
         return [Finding("bad-field", f"unknown collective {schedule.collective!r}")]
     if schedule.chunks < 1:

@@ -116,9 +116,12 @@ def test_result_record_and_energy():
     G = build("mesh:2x2")
     r = simulate_baseline(G, "ring", "allreduce", 4 * 4096)
     doc = r.to_json()
-    # 6 steps x 4 links, one 4096-byte packet each; 4 routers leaking 0.58 W for the run
-    assert doc["energy"]["link_dynamic_joules"] == pytest.approx(24 * 4096 * 8 * 1.75e-12)
-    assert doc["energy"]["router_static_joules"] == pytest.approx(4 * 0.58 * r.time * 1e-9)
+    # 6 steps x 4 links, one packet of 17 flits of 2048 bits each; by the paper's text, 1.75 pJ
+    # per bit per hop and 4 routers leaking 0.58 W for the run
+    assert doc["energy"]["flits"] == 24 * 17
+    paper = r.energy_with("paper-text")
+    assert paper.link_dynamic == pytest.approx(24 * 17 * 2048 * 1.75e-12)
+    assert paper.router_static == pytest.approx(4 * 0.58 * r.time * 1e-9)
     busy = sum(link["busy"] for link in doc["links"])
     assert busy == pytest.approx(24 * (340 + 11))
     assert doc["algbw_bytes_per_cycle"] == pytest.approx(4 * 4096 / r.time)

@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from supermesh.errors import SpecError, TopologyError
 from supermesh.topologies import build
+from supermesh.topologies.connectivity import arc_net, flow_to, rooted_failures
 from supermesh.topologies.model import add_arc, add_node, new_topology
 from supermesh.trees.bounds.counts import check_roots, edmonds_deficit, max_trees_from_root
-from supermesh.trees.bounds.flow import arc_net, flow_to, rooted_failures
 from supermesh.trees.bounds.frank import decide_free
 from supermesh.trees.bounds.free import in_degree_upper_bound, max_trees_free
 from supermesh.trees.rootspec import resolve_roots
