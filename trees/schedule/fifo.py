@@ -30,11 +30,23 @@ from supermesh.errors import SpecError, TopologyError
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.trees.oriented import OrientedTree
 
-__all__ = ["FIFO_ROUNDS", "STREAMS_PER_TREE", "Job", "fifo_slots", "stream_counts", "streamed"]
+__all__ = [
+    "FIFO_ROUNDS",
+    "FIFO_WORK",
+    "STREAMS_PER_TREE",
+    "Job",
+    "fifo_slots",
+    "stream_counts",
+    "streamed",
+]
 
 Job = tuple[int, int]  # (tree index, node whose parent arc carries the transfer)
 # rounds list-scheduled to find a steady-state order; schedules and the simulator use the same
 FIFO_ROUNDS = 10
+FIFO_WORK = 300_000
+"""Transfers times rounds a list schedule may take: big packings get fewer rounds (at least 3,
+whose middle one is already the steady state; an SMBi 8x8 packing runs equally fast with 3 or
+10), so that a 16x16 packing's order costs seconds, not a minute."""
 STREAMS_PER_TREE = 8
 """At most this many streams per tree on average (:func:`stream_counts`)."""
 
@@ -182,9 +194,12 @@ def fifo_slots(
     kind : {"forward", "reduce"}
         AllGather / broadcast (down the trees) or ReduceScatter / reduce (up the trees).
     rounds : int
-        Rounds to schedule: the number of chunks per tree, at most :data:`FIFO_ROUNDS`.
+        Rounds to schedule: the number of chunks per tree, at most :data:`FIFO_ROUNDS`; never
+        more than :data:`FIFO_WORK` over the transfers of one round, nor fewer than 3 for that
+        cap.
     tries : int
-        Random tie-breaks tried when ``rounds == 1``.
+        Random tie-breaks tried when ``rounds == 1``; at most :data:`FIFO_WORK` over the
+        transfers, less one (none for a 16x16 packing).
     seed : int
         Seed of those tie-breaks.
 
@@ -204,6 +219,9 @@ def fifo_slots(
     if kind not in ("forward", "reduce"):
         raise SpecError(f"kind {kind!r} is not 'forward' or 'reduce'")
     rounds = max(1, int(rounds))
+    jobs = sum(len(t.parent) for t in trees)
+    rounds = min(rounds, max(3, FIFO_WORK // max(1, jobs)))
+    tries = min(tries, max(0, FIFO_WORK // max(1, jobs) - 1))
     prio: dict[Job, tuple[float, ...]] = {}
     for ti, t in enumerate(trees):
         below: dict[int, int] = {}
