@@ -43,7 +43,16 @@ from supermesh.trees.oriented import OrientedTree, orient
 from supermesh.trees.schedule.fifo import FIFO_ROUNDS, Job, fifo_slots, stream_counts
 from supermesh.trees.schedule.weighted import split_block
 
-__all__ = ["chunk_candidates", "packing_program", "simulate_packing", "tuned_program"]
+__all__ = [
+    "SEARCH_UP_TO",
+    "chunk_candidates",
+    "packing_program",
+    "simulate_packing",
+    "tuned_program",
+]
+
+SEARCH_UP_TO = 100
+"""Ranks up to which :func:`chunk_candidates` offers three chunk sizes (above: one)."""
 
 
 def _trees(packing: TreePacking | Sequence[Tree], direction: str) -> list[OrientedTree]:
@@ -216,8 +225,11 @@ def chunk_candidates(
 ) -> list[int]:
     """The chunk sizes :func:`tuned_program` tries, largest first.
 
-    One chunk per tree (the smallest share's bytes, rounded up to whole packets), two chunks per
-    tree, and the preset's ``chunk_bytes``; none below one packet, none twice.
+    One chunk per tree (the smallest share's bytes), two chunks per tree, and the preset's
+    ``chunk_bytes``, none twice (a chunk's last packet may be short, so no rounding to packets).
+    Above :data:`SEARCH_UP_TO` ranks only one chunk per tree (the fastest of the three on SMBi
+    16x16 at 512 MiB: 1.0003 of the cut bound, against 1.0006 and 1.0225), since each
+    candidate is a whole simulation.
 
     A chunk pays the hop latency once per link, and a pipeline fills and drains over its
     tallest tree, chunk by chunk. With one chunk per tree nothing is pipelined: every tree's
@@ -248,12 +260,12 @@ def chunk_candidates(
     trees = list(packing.trees) if isinstance(packing, TreePacking) else list(packing)
     roots = {t.root for t in trees}
     smallest = nbytes / len(roots) * min(t.share for t in trees)
-    packet = params.packet_bytes
     out: list[int] = []
-    for c in (smallest, smallest / 2, params.chunk_bytes):
-        whole = max(packet, math.ceil(c / packet) * packet) if c != params.chunk_bytes else c
-        if int(whole) not in out:
-            out.append(int(whole))
+    if len(roots) > SEARCH_UP_TO:
+        return [max(1, math.ceil(smallest))]
+    for c in (math.ceil(smallest), math.ceil(smallest / 2), params.chunk_bytes):
+        if c >= 1 and c not in out:
+            out.append(c)
     return out
 
 
