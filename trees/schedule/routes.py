@@ -121,6 +121,7 @@ def route_schedule(
     Examples
     --------
     >>> from supermesh.topologies import build
+    >>> from supermesh.trees.schedule.routes import Route
     >>> G = build("mesh:2x2")  # the diagonal blocks take 2 hops (row first), the others 1
     >>> def path(s, d):
     ...     via = (s // 2) * 2 + d % 2
