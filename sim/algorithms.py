@@ -6,7 +6,8 @@ name       schedule
 pipeline   height-optimal arc-disjoint trees (:func:`supermesh.trees.packing.search.pack_trees`):
            AllReduce on the 4 corners (on a mesh, where 4 are impossible, TTO's 3); ReduceScatter
            and AllGather on every chiplet, in the root sets of
-           :func:`supermesh.trees.roots.sets.root_sets` (partition and running order optimised);
+           :func:`supermesh.trees.roots.sets.root_sets` (partition and running order optimised;
+           the paper's scheme of root sets run one after another, kept to reproduce it);
            Broadcast and Reduce from the first corner with as many trees as Edmonds' theorem
            allows (:func:`supermesh.trees.bounds.counts.max_trees_from_root`)
 tto        Three Tree AllReduce on the mesh (Laskar et al., HPCA 2024): 3 corner trees, the fourth
@@ -19,9 +20,12 @@ paper      the SuperMesh paper's Algorithm 1 trees
 throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllGather on the same
            trees): every chiplet roots several trees with equal shares of its data, all running
            at once at the exact cut-bound rate
-           (:func:`supermesh.trees.schedule.collective.throughput_packing`, part count chosen for
-           the size), simulated by :func:`supermesh.sim.packing.packing_program` (each link's
-           FIFO order from a list schedule). Its ``lower_bound`` is the exact cut bound of the
+           (:func:`supermesh.trees.schedule.collective.throughput_packing`, the fewest equal
+           parts reaching the bound), simulated by :func:`supermesh.sim.packing.packing_program`
+           (each link's FIFO order from a list schedule) at the fastest of the chunk sizes
+           :func:`supermesh.sim.packing.tuned_program` tries (one chunk per tree, two, the
+           preset's; ``meta["chunk_bytes"]``). The default for ReduceScatter and AllGather on
+           mesh, SMBi and SMAlter. Its ``lower_bound`` is the exact cut bound of the
            collective run that way (:func:`supermesh.trees.bounds.throughput.throughput_bound`:
            for AllReduce ``1 / (1 / rho_RS + 1 / rho_AG)``, not the rank connectivity the other
            algorithms are held to)
@@ -238,10 +242,6 @@ def phase_trees_for(
     collective = check_collective(collective)
     if algorithm not in TREE_ALGORITHMS:
         raise SpecError(f"{algorithm!r} is not a tree algorithm", hint=f"use {TREE_ALGORITHMS}")
-    if roots is not None and collective in ("reducescatter", "allgather"):
-        raise SpecError(
-            f"{collective} roots every chiplet; --roots is for allreduce, broadcast and reduce"
-        )
     return phase_packings(
         G, collective, algorithm=algorithm, roots=roots, time_limit=time_limit, fast=fast
     )
@@ -284,15 +284,22 @@ def default_algorithm(
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> default_algorithm(build("smbi:4x4")), default_algorithm(build("cmesh:4x4"), collective="ag")
-    ('pipeline', 'tacos')
+    >>> G = build("smbi:4x4")
+    >>> default_algorithm(G), default_algorithm(G, collective="allgather")
+    ('pipeline', 'throughput')
+    >>> default_algorithm(build("cmesh:4x4"), collective="ag")
+    'tacos'
     """
     if is_weighted(G, trees) or is_weighted(G, reduce_trees):
         return THROUGHPUT
     if collective and check_collective(collective) == "alltoall":
         return "direct"  # point to point: no trees
-    if trees is None and reduce_trees is None and collective and prefers_tacos(G, collective):
-        return TACOS
+    if trees is None and reduce_trees is None and collective:
+        one_way = check_collective(collective) in ("reducescatter", "allgather")
+        if one_way and G.graph.get("family") in ("mesh", "smbi", "smalter"):
+            return THROUGHPUT  # measured fastest there: bench/bench_limit.py
+        if prefers_tacos(G, collective):
+            return TACOS
     return "pipeline"
 
 
@@ -402,7 +409,8 @@ def run_algorithm(
     """
     collective = check_collective(collective)
     if algorithm is None:
-        algorithm = default_algorithm(G, trees, reduce_trees, collective)
+        # roots the user chose are for tree sets: the pipeline runs them
+        algorithm = "pipeline" if roots else default_algorithm(G, trees, reduce_trees, collective)
     if algorithm not in ALGORITHMS:
         raise SpecError(
             f"unknown algorithm {algorithm!r}", hint=f"use one of: {', '.join(ALGORITHMS)}"
@@ -425,7 +433,7 @@ def run_algorithm(
             cache[bound_key] = make(G, collective)
         bound = cache[bound_key]
     if weighted:
-        program = _throughput_program(
+        program, params = _throughput_program(
             G, collective, nbytes, params, trees, reduce_trees, roots, cache, time_limit
         )
         if bound is True:
@@ -477,9 +485,11 @@ def _throughput_program(
     roots: str | None,
     cache: MutableMapping[Any, Any] | None,
     time_limit: float,
-) -> Program:
-    """The program of a throughput run: the given packing, or one built (and cached) for it."""
-    from supermesh.sim.packing import packing_program
+) -> tuple[Program, SimParams]:
+    """The program of a throughput run and its parameters: the given packing, or the fastest
+    of the packings built (and cached) for it at the chunk sizes
+    :func:`~supermesh.sim.packing.tuned_program` tries."""
+    from supermesh.sim.packing import packing_program, tuned_program
     from supermesh.trees.schedule.collective import natural_direction, throughput_packing
 
     if collective not in ("reducescatter", "allgather", "allreduce"):
@@ -500,15 +510,10 @@ def _throughput_program(
         memo: dict[int, TreePacking] = {}
         if cache is not None:
             memo = cache.setdefault(("throughput", G.graph.get("spec", id(G)), direction), {})
-        trees = throughput_packing(
-            G,
-            direction,
-            nbytes=nbytes,
-            chunk_bytes=params.chunk_bytes,
-            time_limit=time_limit,
-            memo=memo,
-        )
+        # the fewest equal parts that reach the bound; the chunk size is searched
+        packing = throughput_packing(G, direction, time_limit=time_limit, memo=memo)
+        return tuned_program(G, [packing], collective, nbytes, params)
     if isinstance(trees, TreePacking):
-        return packing_program(G, trees, collective, nbytes, params)
+        return packing_program(G, trees, collective, nbytes, params), params
     flat = [t for s in trees for t in s.trees]
-    return packing_program(G, flat, collective, nbytes, params, direction="out")
+    return packing_program(G, flat, collective, nbytes, params, direction="out"), params

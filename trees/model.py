@@ -146,6 +146,25 @@ class Tree:
             self, "arcs", tuple(sorted((int(u), int(v), int(k)) for u, v, k in self.arcs))
         )
 
+    @classmethod
+    def from_sorted_arcs(
+        cls, root: int, arcs: tuple[tuple[int, int, int], ...], height: int, share: float = 1.0
+    ) -> Tree:
+        """A tree whose ``arcs`` are already a sorted tuple of int triples, kept as given.
+
+        For constructions that build thousands of trees over one shared tuple per arc
+        (:mod:`supermesh.trees.throughput.construct`); the normal constructor copies every arc.
+
+        Examples
+        --------
+        >>> Tree.from_sorted_arcs(0, ((0, 1, 0),), 1) == Tree(0, ((0, 1, 0),), 1)
+        True
+        """
+        tree = object.__new__(cls)
+        for name, value in (("root", root), ("arcs", arcs), ("height", height), ("share", share)):
+            object.__setattr__(tree, name, value)
+        return tree
+
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict: ``root``, ``height``, ``share`` and ``arcs`` as [src, dst, key]."""
         return {

@@ -155,7 +155,8 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
     type=click.Choice(ALGORITHMS),
     default=None,
     help="Schedule: tree pipelines, the throughput packing (RS/AG/AR) or a baseline "
-    "[default: pipeline; throughput for a --trees file of weighted trees].",
+    "[default: throughput for reducescatter / allgather on mesh, SMBi and SMAlter and for "
+    "a --trees file of weighted trees, else pipeline].",
 )
 @preset_options
 @click.option(

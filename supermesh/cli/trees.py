@@ -44,13 +44,15 @@ from supermesh.trees.model import TreePacking
 from supermesh.trees.packing.methods import METHODS, pack_by_method
 from supermesh.units import plural
 
-_METHODS = (*METHODS, "paper")
+_METHODS = (*METHODS, "paper", "colgen")
 _ROOTS_HERE = " Here: one set [default: corners]; not with --method tto."
 _METHOD_HELP = (
     "cpsat: height-optimal (CP-SAT, proven or with the gap); construct: fast constructions, no "
     "solver; tto: TTO's 3 corner trees on a mesh (bottom-left corner relays only); algorithm1: "
     "the SuperMesh paper's Algorithm 1 (a baseline that can get stuck). With --root-sets: cpsat "
-    "searches the partition, paper takes the paper's one-root-per-side rule."
+    "searches the partition, paper takes the paper's one-root-per-side rule. With --throughput: "
+    "construct (the mesh and SMBi closed forms, any size), colgen (column generation); "
+    "default: construct where it is height-optimal or the grid is large."
 )
 _THROUGHPUT_HELP = (
     "Throughput-optimal ReduceScatter/AllGather: every chiplet roots several trees carrying "
@@ -140,6 +142,7 @@ def run_throughput(
     min_rate: float,
     root_slack: int | None,
     time_limit: float,
+    method: str = "auto",
 ) -> tuple[nx.MultiDiGraph, TreePacking]:
     """``--throughput``: check the options, then call ``pack_throughput``."""
     from supermesh.trees.throughput.pack import pack_throughput
@@ -158,6 +161,7 @@ def run_throughput(
         root_slack=root_slack,
         proof_time_limit=time_limit,
         parts_time_limit=time_limit,
+        method=method,
     )
 
 
@@ -188,6 +192,13 @@ def _print_throughput(p: TreePacking) -> None:
         f"{st['eccentricity_bound']})"
         + (": proven minimal" if p.objective == p.lower_bound else ""),
     ]
+    if "construction" in st:
+        built = st["construction"]
+        proof = "proven minimal" if p.objective == p.lower_bound else "not proven minimal"
+        lines.append(
+            f"construction   {built['name']}, {built['trees_per_root']} trees per rank: rate "
+            f"proven (loads recounted, busiest arc {built['max_load']} shares); height {proof}"
+        )
     if "parts" in st:
         info = st["parts"]
         lines.append(
@@ -373,7 +384,9 @@ def trees(
     from supermesh.trees.bounds.heights import root_eccentricities
 
     if throughput_flag:
-        extra = [n for n in ("roots_text", "k", "root_sets_flag", "method") if given(ctx, n)]
+        extra = [n for n in ("roots_text", "k", "root_sets_flag") if given(ctx, n)]
+        if method not in ("cpsat", "construct", "colgen"):
+            extra.append("method")
         refuse_unused(
             ctx, extra, "with --throughput: it roots trees at every chiplet, by its own method"
         )
@@ -384,6 +397,8 @@ def trees(
         )  # fmt: skip
     if method == "paper" and not root_sets_flag:
         raise SpecError("--method paper is the paper's root-set rule", hint="add --root-sets")
+    if method == "colgen" and not throughput_flag:
+        raise SpecError("--method colgen is the throughput packer", hint="add --throughput")
     if roots_text is not None:
         roots_text = check_roots(roots_text)
     if draw:
@@ -394,7 +409,7 @@ def trees(
         if throughput_flag:
             G, packing = run_throughput(
                 spec, collective, direction, parts_text, max_height, min_rate, root_slack,
-                time_limit,
+                time_limit, "auto" if method == "cpsat" else method,
             )  # fmt: skip
         elif root_sets_flag:
             G, packing = run_root_sets(
@@ -409,7 +424,9 @@ def trees(
     doc = packing.to_json(timings=False)  # no wall-clock times: the same inputs, the same file
     files: list[tuple[str, str | bytes]] = []
     if output and packing.status != "infeasible":
-        files.append((output, json.dumps(doc, indent=1) + "\n"))
+        wide = len(packing.trees) > 256  # thousands of trees: compact, not a line per number
+        text = json.dumps(doc, indent=None if wide else 1, separators=(",", ":") if wide else None)
+        files.append((output, text + "\n"))
     if draw and packing.status != "infeasible":
         from supermesh.draw import draw_link_load, draw_root_sets, draw_trees
 

@@ -187,11 +187,13 @@ def test_missing_collective_is_one_line(capsys):
     assert_refused(*run(capsys, "schedule", "smbi:4x4"), "Missing option", "allgather")
 
 
-def test_hexamesh_hint_names_something_trees_accepts(capsys):
-    code, out, err = run(capsys, "trees", "hexamesh:r2,memory=south")
-    assert_refused(code, out, err)
-    assert "--roots free" not in err
-    assert "--roots 0,3,7" in err or "comma list of node ids" in err
+def test_hexamesh_with_memory_gets_compute_roots_by_default(capsys):
+    # once refused with a hint; the defaults now work on every family (issue 14)
+    code, out, err = run(capsys, "trees", "hexamesh:r2,memory=south", "--json")
+    assert code == 0, err
+    roots = [t["root"] for s in json.loads(out)["sets"] for t in s["trees"]]
+    assert len(roots) == 4
+    assert all(r < 19 for r in roots)  # r2: 19 compute chiplets, then the memory chiplets
 
 
 @pytest.mark.parametrize(

@@ -48,6 +48,8 @@ _EXPORTS: dict[str, str] = {
     "FIFO_ROUNDS": "supermesh.trees.schedule.fifo",
     "Job": "supermesh.trees.schedule.fifo",
     "fifo_slots": "supermesh.trees.schedule.fifo",
+    "stream_counts": "supermesh.trees.schedule.fifo",
+    "streamed": "supermesh.trees.schedule.fifo",
     "TableEncoding": "supermesh.trees.schedule.size",
     "table_bytes": "supermesh.trees.schedule.size",
 }

@@ -22,10 +22,11 @@ tto        TTO's three corner trees (AllReduce only; Laskar et al., HPCA 2024)
 throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter then AllGather on the same
            trees): every chiplet roots several trees carrying equal shares of its data, all
            running at once, at the exact cut-bound rate with the smallest heights
-           (:func:`~supermesh.trees.throughput.pack.pack_throughput`, column generation; Zhao et
-           al., ForestColl, 2024). In-trees for ReduceScatter, out-trees otherwise. The part count
-           ``K`` (trees per chiplet) suits ``nbytes`` (:func:`throughput_packing`); without a
-           size ``parts="auto"``. Not for Broadcast / Reduce.
+           (:func:`~supermesh.trees.throughput.pack.pack_throughput`: a construction on the mesh
+           and SMBi, column generation elsewhere; Zhao et al., ForestColl, 2024). In-trees for
+           ReduceScatter, out-trees otherwise. The part count ``K`` (trees per chiplet) suits
+           ``nbytes`` (:func:`throughput_packing`, multiples of the construction's count where
+           one applies); without a size ``parts="auto"``. Not for Broadcast / Reduce.
 paper      the SuperMesh paper's Algorithm 1
 (:func:`~supermesh.trees.packing.baselines.algorithm1`).
            AllReduce: on ``roots``. ReduceScatter / AllGather: the paper's root order (one root
@@ -165,6 +166,8 @@ def throughput_packing(
     """
     from supermesh.topologies.model import compute_nodes
     from supermesh.trees.bounds.throughput import throughput_bound
+    from supermesh.trees.schedule.fifo import streamed
+    from supermesh.trees.throughput import construction_parts
     from supermesh.trees.throughput.pack import pack_throughput
     from supermesh.trees.throughput.rates import choose_parts, estimated_load
 
@@ -172,8 +175,8 @@ def throughput_packing(
         raise SpecError(f"unknown direction {direction!r}", hint="use 'out' or 'in'")
     memo = {} if memo is None else memo
 
-    def packing(parts: int | str) -> TreePacking:
-        key = parts if isinstance(parts, int) else 0
+    def packing(parts: int | str | None) -> TreePacking:
+        key = parts if isinstance(parts, int) else 0 if parts == "auto" else -1
         if key not in memo:
             memo[key] = pack_throughput(
                 G,
@@ -191,7 +194,12 @@ def throughput_packing(
     collective = "allgather" if direction == "out" else "reducescatter"
     n = len(compute_nodes(G))
     rho = throughput_bound(G, collective).value
-    loads = {k: estimated_load(rho, n, k) for k in PART_COUNTS}
+    natural = construction_parts(G, direction)
+    counts = PART_COUNTS if natural is None else [k for k in PART_COUNTS if k % natural == 0]
+    if not counts:  # a construction with unequal shares and many parts: its exact shares,
+        rule = f"throughput, exact shares in streams for {nbytes} B"  # each tree as streams
+        return with_rule(streamed(packing(None), n, nbytes, chunk_bytes), rule)
+    loads = {k: estimated_load(rho, n, k) for k in counts}
     built: set[int] = set()
     while True:
         k = choose_parts(rho, n, nbytes, chunk_bytes, loads=loads)
@@ -271,7 +279,7 @@ def collective_trees(
     (4, 'optimal')
     >>> t = collective_trees(build("mesh:4x4"), "allgather", algorithm="throughput")
     >>> t.method, t.stats["algbw_links"], t.stats["rule"]
-    ('colgen', '32/15', 'throughput, parts auto')
+    ('construct', '32/15', 'throughput, parts auto')
     """
     collective, direction = _check(collective, algorithm, direction)
     if algorithm == "throughput":

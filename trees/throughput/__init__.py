@@ -1,6 +1,10 @@
 """Throughput-optimal ReduceScatter / AllGather: weighted trees at the cut bound, lowest heights.
 
 - :mod:`~supermesh.trees.throughput.pack`: :func:`pack_throughput`, the entry point.
+- :mod:`~supermesh.trees.throughput.construct`: closed-form packings at the cut bound for the
+  mesh (:mod:`~supermesh.trees.throughput.dimension`, XY / YX trees) and SMBi
+  (:mod:`~supermesh.trees.throughput.combs`, four arc-disjoint trees per root), on the grid
+  facts of :mod:`~supermesh.trees.throughput.grid`; no solver, any size.
 - :mod:`~supermesh.trees.throughput.lp`: column generation; the master LP in GLOP
   (:mod:`~supermesh.trees.throughput.master`) over the indexed network and its symmetry orbits
   (:mod:`~supermesh.trees.throughput.model`, :mod:`~supermesh.topologies.symmetry`);
@@ -32,6 +36,8 @@ _EXPORTS: dict[str, str] = {
     "Network": "supermesh.trees.throughput.model",
     "Progress": "supermesh.trees.throughput.model",
     "exact_shares": "supermesh.trees.throughput.exact",
+    "constructed_packing": "supermesh.trees.throughput.construct",
+    "construction_parts": "supermesh.trees.throughput.construct",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

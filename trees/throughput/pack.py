@@ -18,6 +18,14 @@ ranks) until the LP rate reaches the target. A height-aware variant of the Edmon
 construction would give integral trees per rank but no handle on the rate-height trade-off;
 a CP-SAT model over all trees at once does not scale past a few dozen nodes.
 
+Constructions first (``method="auto"``): on the mesh and on SMBi every size has a closed-form
+packing at the cut bound (:mod:`supermesh.trees.throughput.construct`: dimension-order trees,
+height-optimal; four arc-disjoint comb trees per root, tallest the diameter plus one), built in
+seconds where column generation takes minutes (16x16) or does not finish (24x24). ``auto``
+takes the construction when its trees are height-optimal, or on more than ``CONSTRUCT_ABOVE``
+(100) chiplets (column generation, which reaches the diameter itself, is slow beyond);
+``method="construct"`` always (an error where none applies), ``"colgen"`` never.
+
 Status: ``optimal`` when the exact rate (recomputed in rational arithmetic from the shares) equals
 the cut bound and the tallest tree equals a proven height bound (the eccentricity bound, or the
 LP-duality proof for one less); otherwise ``feasible``, with ``stats["rate_gap"]`` and
@@ -52,13 +60,21 @@ from supermesh.trees.bounds.throughput import (
     throughput_bound,
 )
 from supermesh.trees.model import TreePacking, TreeSet
+from supermesh.trees.throughput.construct import (
+    CONSTRUCT_ABOVE,
+    construction_for,
+    construction_packing,
+    part_copies,
+)
 from supermesh.trees.throughput.exact import exact_shares, prove_height
 from supermesh.trees.throughput.lp import column_generation
 from supermesh.trees.throughput.model import Network, Progress
 from supermesh.trees.throughput.parts import split_parts
 from supermesh.trees.throughput.pricing import bfs_labels
 
-__all__ = ["pack_throughput"]
+__all__ = ["METHODS", "pack_throughput"]
+
+METHODS = ("auto", "construct", "colgen")
 
 
 def _check_options(
@@ -111,6 +127,7 @@ def pack_throughput(
     proof_time_limit: float = 60.0,
     parts_time_limit: float = 60.0,
     workers: int = 1,
+    method: str = "auto",
 ) -> TreePacking:
     """Weighted trees for every rank reaching the optimal AllGather / ReduceScatter rate.
 
@@ -150,6 +167,12 @@ def pack_throughput(
         within the seconds.
     workers : int
         CP-SAT workers.
+    method : {"auto", "construct", "colgen"}
+        Where a construction applies (every compute chiplet a rank; no ``root_slack``; no
+        ``max_height`` below its tallest tree; ``parts`` a multiple of its trees per root; a
+        rate fraction below 1 only if its trees are height-optimal): ``auto`` takes it when
+        height-optimal or on more than ``CONSTRUCT_ABOVE`` (100) chiplets, ``construct``
+        always.
 
     Returns
     -------
@@ -164,7 +187,7 @@ def pack_throughput(
     Raises
     ------
     SpecError
-        Bad options.
+        Bad options; ``method="construct"`` where no construction applies.
     TopologyError
         Fewer than two ranks, or ranks that cannot reach each other.
 
@@ -172,11 +195,30 @@ def pack_throughput(
     --------
     >>> from supermesh.topologies import build
     >>> p = pack_throughput(build("mesh:3x3"))
-    >>> p.status, p.objective, p.stats["algbw_links"]
-    ('optimal', 4, '9/4')
+    >>> p.status, p.objective, p.stats["algbw_links"], p.method
+    ('optimal', 4, '9/4', 'construct')
+    >>> q = pack_throughput(build("smbi:12x12"), method="construct", parts=8)
+    >>> q.stats["algbw_links"], q.objective, q.lower_bound, len(q.trees)
+    ('576/143', 23, 22, 1152)
     """
     start = time.perf_counter()
     _check_options(direction, max_height, min_rate_fraction, root_slack)
+    if method not in METHODS:
+        raise SpecError(f"method {method!r} is not one of {METHODS}", hint="use auto")
+    if method != "colgen":
+        built = construction_for(G, direction, ranks, max_height, min_rate_fraction, root_slack)
+        counts = None if built is None else part_copies(built, parts)
+        usable = built is not None and counts is not None
+        if method == "construct" and not usable:
+            raise SpecError(
+                "no construction gives these trees for this topology and these options",
+                hint="constructions cover the mesh and SMBi, every chiplet a rank, "
+                "parts a multiple of the trees per root; use method colgen",
+            )
+        if usable and built is not None and counts is not None:
+            optimal = max(t.height for t in built.trees) == built.diameter
+            if method == "construct" or optimal or G.number_of_nodes() > CONSTRUCT_ABOVE:
+                return construction_packing(G, direction, built, counts, parts, start)
     rank_list = sorted(int(r) for r in (ranks if ranks is not None else compute_nodes(G)))
     collective = "allgather" if direction == "out" else "reducescatter"
     bound = throughput_bound(G, collective, ranks=rank_list)

@@ -26,6 +26,7 @@ from supermesh.testing.strategies import topology_specs
 from supermesh.topologies import build, compute_nodes
 from supermesh.topologies.symmetry import grid_automorphisms
 from supermesh.trees.bounds.throughput import throughput_bound
+from supermesh.trees.schedule.fifo import STREAMS_PER_TREE, stream_counts
 from supermesh.trees.throughput.exact import height_upper_bound
 from supermesh.trees.throughput.lp import column_generation
 from supermesh.trees.throughput.model import Network, Progress
@@ -286,6 +287,40 @@ def test_scheduled_fifo_runs_at_the_bound():
     r = simulate_packing(G, p, "allgather", 16 * 4 * rounds * params.chunk_bytes, params=params)
     busy = rounds * 15 * params.chunk_period()  # 15 trees on the busiest arcs, back to back
     assert busy <= r.time <= busy + 8 * params.chunk_period()
+
+
+def test_unequal_shares_stream_at_their_rates():
+    """Shares 1 and 1/2 (column generation's exact packing of a 4x4 mesh): as streams of one
+    chunk count the busiest arcs run back to back; served chunk by chunk they do not."""
+    G = build("mesh:4x4")
+    p = pack_throughput(G, method="colgen")
+    assert {Fraction(x) for x in p.stats["shares"]} == {Fraction(1), Fraction(1, 2)}
+    params = get_preset("booksim")
+    block = 60  # chunks per root
+    nbytes = 16 * block * params.chunk_bytes
+    # every spanning tree has 15 arcs; the corner cut's 2 in-arcs carry 15 roots' data: 7.5 each
+    busy = 7.5 * block * params.chunk_period()
+    fast = simulate_packing(G, p, "allgather", nbytes, params=params)
+    slow = simulate_packing(G, p, "allgather", nbytes, params=params, equalise=False)
+    assert busy <= fast.time <= busy + 8 * params.chunk_period()
+    assert slow.time > 1.03 * busy
+
+
+@given(st.lists(st.integers(1, 5000), min_size=1, max_size=40))
+def test_stream_counts_keep_every_chunk_and_even_out(chunks):
+    streams = stream_counts(chunks)
+    assert [sum(x) for x in streams] == chunks
+    assert sum(len(x) for x in streams) <= STREAMS_PER_TREE * len(chunks)
+    assert all(max(x) - min(x) <= 1 for x in streams)
+    longest = max(max(x) for x in streams)
+    shortest = min(min(x) for x in streams)
+    s = min(chunks)
+    if max(chunks) <= 4 * s and s >= 3:
+        # the smallest tree as one stream is a candidate: a tree of c chunks then runs as
+        # round(c / s) streams, each of at most 1.5 s + 1 and at least s / 1.5 chunks
+        assert longest * (s // 1.5) <= (1.5 * s + 1) * shortest
+    if max(chunks) == min(chunks):
+        assert streams == [[c] for c in chunks]
 
 
 def test_choose_parts():

@@ -1,0 +1,255 @@
+"""At the physical limit and at wafer scale (issue 17): one table per target, side by side.
+
+Run: ``python3 bench/bench_limit.py [--quick] [--targets 1,2,4,5] [--grids 4,5,8]
+[--sizes 1,2,...,512] [--presets booksim,paper] [--collectives allgather,...]``.
+
+1. Throughput (target 1): for every topology, collective, size (MiB) and preset, the simulated
+   time of ``-a throughput``, of ``-a tacos`` and of the fastest other algorithm of the tool
+   (``pipeline``, ``paper``, ``tto`` on the mesh's AllReduce, ``ring``, ``bidir-ring``,
+   ``direct``, ``multitree``, ``teccl``), the cut bound ``throughput`` is held to (RS / AG: the
+   exact cut bound; AllReduce: ReduceScatter then AllGather, ``1 / (1 / rho_RS + 1 / rho_AG)``),
+   ``ratio`` = throughput / bound, the chunk size ``throughput`` chose, and ``ok``: no slower
+   than every other algorithm and, from 64 MiB, within 0.2% of the bound.
+2. Unequal shares (target 2): the exact-share packing of mesh 4x4 (column generation: shares 1
+   and 1/2) at 512 MiB, booksim preset, as streams of one chunk count, served chunk by chunk
+   (before), and the same trees in equal parts; against the raw cut bound and the chunk-level
+   bound (a 12 KiB chunk holds a link 1032 cycles, not 1020: raw x 1032 / 1020).
+   Target: <= 1.002 x the chunk-level bound.
+4. Packings at the bound (target 4): ``pack_throughput`` by construction, 32x32 and 64x64
+   (``--quick``: 16x16 and 32x32), rate / bound, tallest tree / diameter, seconds and peak memory
+   (each row in its own process). Targets: 32x32 < 120 s, 64x64 < 900 s, < 2 GiB.
+5. End to end (target 5): the CLI calls, wall seconds and peak memory of each process, with the
+   load average before the run. Targets: 2 s, 5 s, 10 s, 60 s.
+
+Targets 4 and 5 time processes, so run them on a quiet machine; target 1 and 2 compare simulated
+times, which do not depend on the load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+from supermesh.errors import SupermeshError
+from supermesh.sim import get_preset, run_algorithm
+from supermesh.sim.algorithms import throughput_bound_for
+from supermesh.sim.packing import simulate_packing
+from supermesh.topologies import build
+from supermesh.trees.throughput.pack import pack_throughput
+
+MIB = 1 << 20
+OTHERS = ("pipeline", "paper", "tto", "ring", "bidir-ring", "direct", "multitree", "teccl")
+
+
+def table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
+    ]
+    print(f"\n{title}", flush=True)
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)))
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)), flush=True)
+
+
+def throughput_rows(args: argparse.Namespace) -> None:
+    header = ["topology", "collective", "MiB", "preset", "throughput", "tacos", "best other"]
+    header += ["bound", "ratio", "vs best", "chunk B", "ok"]
+    rows = []
+    missed = []
+    for grid in args.grids:
+        for family in args.families:
+            spec = f"{family}:{grid}x{grid}"
+            G = build(spec)
+            cache: dict = {}
+            for collective in args.collectives:
+                bound = throughput_bound_for(G, collective)
+                for preset in args.presets:
+                    params = get_preset(preset)
+                    for mib in args.sizes:
+                        nbytes = mib * MIB
+                        ours = run_algorithm(
+                            G, "throughput", collective, nbytes, params, cache=cache, bound=bound
+                        )
+                        times = {}
+                        for a in ("tacos", *OTHERS):
+                            if a == "tto" and (family != "mesh" or collective != "allreduce"):
+                                continue
+                            try:
+                                times[a] = run_algorithm(
+                                    G, a, collective, nbytes, params, cache=cache, bound=False
+                                ).time
+                            except SupermeshError:  # e.g. no paper trees on a mesh's corners
+                                continue
+                        other = min((a for a in times if a != "tacos"), key=times.__getitem__)
+                        best = min(times.values())
+                        ratio = ours.time / ours.lower_bound
+                        ok = ours.time <= best * (1 + 1e-9) and (mib < 64 or ratio <= 1.002)
+                        row = [spec, collective, str(mib), preset]
+                        row += [f"{ours.time:.0f}", f"{times['tacos']:.0f}"]
+                        row += [f"{other} {times[other]:.0f}", f"{ours.lower_bound:.0f}"]
+                        row += [f"{ratio:.4f}", f"{ours.time / best:.4f}"]
+                        row += [str(ours.meta.get("chunk_bytes", "")), "yes" if ok else "NO"]
+                        rows.append(row)
+                        print("  ".join(row), flush=True)
+                        if not ok:
+                            missed.append(row)
+    table(
+        "1. Throughput: -a throughput against TACOS, every other algorithm and the cut bound",
+        header,
+        rows,
+    )
+    print(f"{len(rows) - len(missed)} of {len(rows)} cells meet target 1")
+
+
+def unequal_rows() -> None:
+    G = build("mesh:4x4")
+    params = get_preset("booksim")
+    bound = throughput_bound_for(G, "allgather")
+    exact = pack_throughput(G, method="colgen")
+    parts = pack_throughput(G, method="colgen", parts="auto")
+    chunk_level = params.chunk_period() / params.serialisation(params.chunk_bytes)
+    rows = []
+    for label, p, eq in (
+        ("exact shares, streams", exact, True),
+        ("exact shares, chunk by chunk", exact, False),
+        ("equal parts", parts, True),
+    ):
+        r = simulate_packing(G, p, "allgather", 512 * MIB, params=params, bound=bound, equalise=eq)
+        raw = r.time / r.lower_bound
+        rows.append(
+            [
+                label,
+                str(len(p.trees)),
+                f"{r.time:.0f}",
+                f"{r.lower_bound:.0f}",
+                f"{raw:.4f}",
+                f"{raw / chunk_level:.4f}",
+                "yes" if raw / chunk_level <= 1.002 else "NO",
+            ]
+        )
+    table(
+        "2. Unequal shares: mesh 4x4 AllGather 512 MiB, booksim, 12 KiB chunks",
+        ["packing", "trees", "cycles", "raw bound", "/ raw", "/ chunk-level", "<= 1.002"],
+        rows,
+    )
+
+
+CHILD_PACK = """
+import json, resource, sys, time
+from supermesh.topologies import build
+from supermesh.trees.throughput.pack import pack_throughput
+G = build(sys.argv[1])
+t = time.perf_counter()
+p = pack_throughput(G)
+dt = time.perf_counter() - t
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": dt, "rate": p.stats["rate_fraction"], "tallest": p.objective,
+                  "trees": len(p.trees), "rss": rss}))
+"""
+
+
+def packing_rows(quick: bool) -> None:
+    import networkx as nx
+
+    rows = []
+    for n in (16, 32) if quick else (32, 64):
+        for family in ("mesh", "smbi", "smalter"):
+            spec = f"{family}:{n}x{n}"
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD_PACK, spec], capture_output=True, text=True, check=True
+            )
+            d = json.loads(out.stdout.strip().splitlines()[-1])
+            G = build(spec)
+            diameter = nx.diameter(nx.Graph(G)) if n <= 32 else 2 * (n - 1)
+            limit = 120 if n <= 32 else 900
+            ok = d["rate"] == 1.0 and d["tallest"] <= diameter + 1 and d["seconds"] < limit
+            ok = ok and d["rss"] < 2 << 20
+            rows.append(
+                [
+                    spec,
+                    f"{d['rate']:.6f}",
+                    f"{d['tallest']} / {diameter}",
+                    str(d["trees"]),
+                    f"{d['seconds']:.1f}",
+                    f"{d['rss'] / 1024:.0f}",
+                    "yes" if ok else "NO",
+                ]
+            )
+    table(
+        "4. Packings at the bound by construction",
+        ["topology", "rate / bound", "tallest / diameter", "trees", "s", "peak MiB", "ok"],
+        rows,
+    )
+
+
+def timed(cmd: list[str]) -> tuple[float, float, int]:
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    return time.perf_counter() - t, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+
+def cli_rows(quick: bool) -> None:
+    calls = [
+        ("sim smbi:16x16 --size 512MiB", 2),
+        ("sim smbi:32x32 --size 512MiB", 5),
+        ("sim smbi:16x16 -c allgather --size 512MiB -a throughput", 10),
+    ]
+    if not quick:
+        calls.append(("sim smbi:32x32 -c allgather --size 512MiB -a throughput", 60))
+    rows = []
+    load = os.getloadavg()[0]
+    for call, limit in calls:
+        seconds, rss, code = timed([sys.executable, "-m", "supermesh", *call.split()])
+        rows.append(
+            [
+                call,
+                f"{seconds:.1f}",
+                str(limit),
+                f"{rss:.0f}",
+                str(code),
+                "yes" if code == 0 and seconds < limit and rss < 2048 else "NO",
+            ]
+        )
+    table(
+        f"5. End to end (load average {load:.1f} on {os.cpu_count()} cores before the run)",
+        ["call", "s", "target s", "peak MiB", "exit", "ok"],
+        rows,
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--targets", default="1,2,4,5")
+    ap.add_argument("--families", default="mesh,smbi,smalter")
+    ap.add_argument("--grids", default="4,5,8")
+    ap.add_argument("--sizes", default=",".join(str(1 << i) for i in range(10)))
+    ap.add_argument("--presets", default="booksim,paper")
+    ap.add_argument("--collectives", default="allgather,reducescatter,allreduce")
+    args = ap.parse_args()
+    if args.quick:
+        args.grids, args.sizes = "4", "1,64,512"
+    args.families = args.families.split(",")
+    args.grids = [int(x) for x in str(args.grids).split(",")]
+    args.sizes = [int(x) for x in str(args.sizes).split(",")]
+    args.presets = args.presets.split(",")
+    args.collectives = args.collectives.split(",")
+    targets = set(args.targets.split(","))
+    if "2" in targets:
+        unequal_rows()
+    if "1" in targets:
+        throughput_rows(args)
+    if "4" in targets:
+        packing_rows(args.quick)
+    if "5" in targets:
+        cli_rows(args.quick)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""Throughput runs choose their chunk size by simulating candidates; the default for RS / AG.
+
+Independent facts: the 4x4 mesh's AllGather cut bound is 2n / (n - 1) = 32/15 links (the XY / YX
+count of the issue: an arc into a corner carries 15 trees of half a share), a booksim link moves
+4096 B per 17 flits of 20 cycles, and a bidirectional ring over the mesh's Hamiltonian cycle
+reaches that bound, so nothing may be slower than it by more than the hop overheads.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from supermesh.cli import main
+from supermesh.sim import get_preset, run_algorithm
+from supermesh.sim.algorithms import default_algorithm
+from supermesh.topologies import build
+
+MIB = 1 << 20
+
+
+def test_one_chunk_per_tree_reaches_the_mesh_cut_bound():
+    G = build("mesh:4x4")
+    params = get_preset("booksim")
+    nbytes = 512 * MIB
+    bound = nbytes * 15 * 340 / (32 * 4096)  # cycles: nbytes / (32/15 links of 4096/340 B/cycle)
+    r = run_algorithm(G, "throughput", "allgather", nbytes, params)
+    assert r.lower_bound == pytest.approx(bound)
+    assert bound <= r.time <= 1.0002 * bound
+    # two trees a root, 16 MiB each: the chosen chunk carries a whole tree's share
+    assert r.meta["chunk_bytes"] == nbytes // 16 // 2
+    assert r.meta["chunk_bytes"] in [t["chunk_bytes"] for t in r.meta["tried"]]
+    assert r.time == min(t["time"] for t in r.meta["tried"])
+
+
+@pytest.mark.parametrize("collective", ["allgather", "reducescatter"])
+def test_throughput_no_slower_than_the_ring_and_tacos_on_the_mesh(collective):
+    G = build("mesh:4x4")
+    params = get_preset("booksim")
+    for nbytes in (MIB, 64 * MIB):
+        ours = run_algorithm(G, "throughput", collective, nbytes, params).time
+        for other in ("bidir-ring", "tacos", "pipeline"):
+            assert ours <= run_algorithm(G, other, collective, nbytes, params).time
+
+
+def test_default_is_throughput_for_reducescatter_and_allgather_on_grids():
+    for spec in ("mesh:3x3", "smbi:4x4", "smalter:4x4"):
+        G = build(spec)
+        assert default_algorithm(G, collective="allgather") == "throughput"
+        assert default_algorithm(G, collective="reducescatter") == "throughput"
+        assert default_algorithm(G, collective="allreduce") == "pipeline"
+    assert default_algorithm(build("hexamesh:r1"), collective="allgather") == "pipeline"
+
+
+def test_cli_json_says_which_chunk_and_parts(capsys):
+    main(["sim", "mesh:4x4", "-c", "allgather", "--size", "1MiB", "--json", "--no-links"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["algorithm"] == "throughput"
+    assert doc["meta"]["chunk_bytes"] == doc["params"]["chunk_bytes"] == 32768
+    assert doc["meta"]["trees"] == 32  # two trees (parts) per chiplet
