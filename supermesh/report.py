@@ -92,8 +92,8 @@ def _sim_part(
     cache: dict[Any, Any] = {}
     out: dict[str, Any] = {}
     for collective in COLLECTIVES:
-        result = run_algorithm(
-            G, "pipeline", collective, nbytes, params, cache=cache, time_limit=time_limit
+        result = run_algorithm(  # the algorithm `sim` runs by default on this topology
+            G, None, collective, nbytes, params, cache=cache, time_limit=time_limit
         )
         out[collective] = result.to_json(arcs=False)
     tacos: dict[str, Any] = {}

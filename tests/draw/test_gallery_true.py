@@ -29,9 +29,12 @@ def facts_of(image: Path) -> dict:
 
 
 def captions() -> dict[str, str]:
-    """README image -> the caption line under it."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    found = re.findall(r"!\[[^\]]*\]\(gallery/([\w.]+\.png)\)\n\*([^*]+)\*", text)
+    """Image -> the caption line under it, in the README and the guide pages (docs/guide)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]
+    found = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        found += re.findall(r"!\[[^\]]*\]\((?:\.\./)*gallery/([\w.]+\.png)\)\n\*([^*]+)\*", text)
     return {name: " ".join(caption.split()) for name, caption in found}
 
 
@@ -48,7 +51,7 @@ def test_readme_captions_quote_the_images_numbers(image, caption):
         assert number in facts, f"the caption of {image} says {number}; the image: {facts}"
 
 
-def test_the_readme_shows_gallery_images_with_captions():
+def test_the_docs_show_gallery_images_with_captions():
     assert len(captions()) >= 4
 
 
