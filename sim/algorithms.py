@@ -238,10 +238,6 @@ def phase_trees_for(
     collective = check_collective(collective)
     if algorithm not in TREE_ALGORITHMS:
         raise SpecError(f"{algorithm!r} is not a tree algorithm", hint=f"use {TREE_ALGORITHMS}")
-    if roots is not None and collective in ("reducescatter", "allgather"):
-        raise SpecError(
-            f"{collective} roots every chiplet; --roots is for allreduce, broadcast and reduce"
-        )
     return phase_packings(
         G, collective, algorithm=algorithm, roots=roots, time_limit=time_limit, fast=fast
     )
