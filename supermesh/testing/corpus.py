@@ -28,7 +28,8 @@ from supermesh.errors import SupermeshError
 
 __all__ = ["CORPUS", "KIND_OF", "write_corpus"]
 
-# name -> (command line, where the file comes from: "-o", "stdout", or a file under a -o DIR)
+# name -> (command line, where the file comes from: "-o", "csv" (-o FILE.csv), "stdout", or a file
+# under a -o DIR)
 CORPUS: dict[str, tuple[str, str]] = {
     "topology": ("topo smbi:4x4", "-o"),
     "topology-hexamesh": ("topo hexamesh:r1,memory=south", "-o"),
@@ -55,11 +56,11 @@ CORPUS: dict[str, tuple[str, str]] = {
     "schedule-teccl": ("schedule mesh:3x3 -c allgather -a teccl", "-o"),
     "schedule-alltoall": ("schedule smbi:3x3 -c alltoall -a direct", "-o"),
     "schedule-alltoall-teccl": ("schedule mesh:2x3 -c alltoall -a teccl", "-o"),
-    "proof-smbi": ("prove smbi --sizes 4 --workers 1", "smbi_4x4.json"),
-    "proof-mesh": ("prove mesh --sizes 3 --workers 1", "mesh_3x3.json"),
+    "proof-smbi": ("prove smbi --grids 4 --workers 1", "smbi_4x4.json"),
+    "proof-mesh": ("prove mesh --grids 3 --workers 1", "mesh_3x3.json"),
     "sweep": (
         "sweep mesh:3x3 smbi:3x3 --sizes 64KiB,1MiB -c allreduce -a pipeline,ring,tacos",
-        "--csv",
+        "csv",
     ),
 }
 """The corpus: name -> (``supermesh`` arguments, where the file is written)."""
@@ -108,11 +109,9 @@ def write_corpus(directory: str | Path, names: list[str] | None = None) -> dict[
     for name in names if names is not None else list(CORPUS):
         args, where = CORPUS[name]
         argv = args.split()
-        target = root / (f"{name}.csv" if where == "--csv" else f"{name}.json")
-        if where == "-o":
+        target = root / (f"{name}.csv" if where == "csv" else f"{name}.json")
+        if where in ("-o", "csv"):
             _run([*argv, "-o", str(target)])
-        elif where == "--csv":
-            _run([*argv, "--csv", str(target)])
         elif where == "stdout":
             target.write_text(_run(argv))
         else:

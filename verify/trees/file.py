@@ -114,9 +114,11 @@ def read_tree_document(doc: Any, source: str) -> tuple[TreePacking, list[Finding
     ['duplicate-contradiction']
     """
     found: list[Finding] = unknown_fields(doc, TOP, "the file")
-    for i, s in enumerate(doc.get("sets") or [] if isinstance(doc, dict) else []):
+    sets = doc.get("sets") if isinstance(doc, dict) else None
+    for i, s in enumerate(sets if isinstance(sets, list) else []):
         found += unknown_fields(s, SET, f"set #{i}")
-        for j, t in enumerate(s.get("trees") or [] if isinstance(s, dict) else []):
+        trees = s.get("trees") if isinstance(s, dict) else None
+        for j, t in enumerate(trees if isinstance(trees, list) else []):
             found += unknown_fields(t, TREE, f"set #{i} tree #{j}")
     if isinstance(doc, dict):
         found += unknown_fields(doc.get("certificate"), CERTIFICATE_FIELDS, "certificate")

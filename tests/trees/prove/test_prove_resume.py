@@ -108,7 +108,7 @@ def test_the_cli_says_which_files_it_recomputed(proofs, tmp_path, capsys):
     doc["findings"] = ["planted"]
     target.write_text(json.dumps(doc))
     try:
-        main(["prove", "smbi", "--sizes", "3..4", "-o", str(tmp_path), "--workers", "1"])
+        main(["prove", "smbi", "--grids", "3..4", "-o", str(tmp_path), "--workers", "1"])
         code = 0
     except SystemExit as exc:
         code = int(exc.code or 0)
