@@ -196,6 +196,16 @@ def test_hexamesh_with_memory_gets_compute_roots_by_default(capsys):
     assert all(r < 19 for r in roots)  # r2: 19 compute chiplets, then the memory chiplets
 
 
+def test_hexamesh_corner_roots_refused_with_a_hint_trees_accepts(capsys):
+    # without --roots, trees off the grid packs the most distinct roots that fit (issue 14)
+    code, out, err = run(capsys, "trees", "hexamesh:r2,memory=south")
+    assert code == 0, err
+    code, out, err = run(capsys, "trees", "hexamesh:r2,memory=south", "--roots", "corners")
+    assert_refused(code, out, err)
+    assert "--roots free" not in err
+    assert "--roots 0,3,7" in err or "comma list of node ids" in err
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
