@@ -156,7 +156,8 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
     default=None,
     help="Schedule: tree pipelines, the throughput packing (RS/AG/AR) or a baseline "
     "[default: throughput for reducescatter / allgather on mesh, SMBi and SMAlter and for "
-    "a --trees file of weighted trees, else pipeline].",
+    "a --trees file of weighted trees; tacos where routers or unequal link costs make the "
+    "trees lose (cmesh, kite, butterflies, conc=4); direct for alltoall; else pipeline].",
 )
 @preset_options
 @click.option(
