@@ -147,8 +147,8 @@ def main(argv: list[str] | None = None) -> Any:
         _stdout_gone(exc)
     except SystemExit:
         # click meets a closed pipe by wrapping stdout and exiting 1 without a word
-        # by name: click 8.5's stubs no longer type PacifyFlushWrapper as a class
-        if type(sys.stdout).__name__ == "PacifyFlushWrapper" and not debug:
+        # by name: click 8.5 renamed it _PacifyFlushWrapper (and its stubs do not type it)
+        if type(sys.stdout).__name__.endswith("PacifyFlushWrapper") and not debug:
             _stdout_gone(BrokenPipeError(errno.EPIPE, "Broken pipe"))
         raise
     return None
