@@ -65,24 +65,6 @@ TOP = (
 )
 SET = ("trees", "lower_bound")
 TREE = ("root", "height", "share", "arcs")
-CERTIFICATE = (
-    "kind",
-    "set",
-    "sets",
-    "roots",
-    "entering_arcs",
-    "required",
-    "trees",
-    "distinct",
-    "entering_per_set",
-    "full_sets",
-    "root",
-    "node",
-    "distance",
-    "max_height",
-    "solver",
-    "reason",
-)
 
 
 def read_tree_document(doc: Any, source: str) -> tuple[TreePacking, list[Finding]]:
