@@ -63,6 +63,7 @@ import networkx as nx
 from supermesh.errors import SpecError
 from supermesh.sim.baselines.dispatch import BASELINES, baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
+from supermesh.sim.link_costs import serial_capacity_network
 from supermesh.sim.collectives import check_collective, tree_program
 from supermesh.sim.cost import check_baseline
 from supermesh.sim.presets import SimParams
@@ -427,17 +428,18 @@ def run_algorithm(
             hint="simulate them with --algorithm throughput",
         )
     if bound is True and cache is not None:
-        bound_key = ("rate-bound" if weighted else "bound", spec, collective)
+        kind = "rate-bound" if weighted else "bound"
+        bound_key = (kind, spec, collective, params.link_pipelined)
         if bound_key not in cache:
             make = throughput_bound_for if weighted else collective_bound
-            cache[bound_key] = make(G, collective)
+            cache[bound_key] = make(serial_capacity_network(G, params), collective)
         bound = cache[bound_key]
     if weighted:
         program, params = _throughput_program(
             G, collective, nbytes, params, trees, reduce_trees, roots, cache, time_limit
         )
         if bound is True:
-            bound = throughput_bound_for(G, collective)
+            bound = throughput_bound_for(serial_capacity_network(G, params), collective)
     elif algorithm == TACOS:
         from supermesh.sim.baselines.tacos_program import tacos_program
 

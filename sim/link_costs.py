@@ -33,7 +33,13 @@ if TYPE_CHECKING:
 
     from supermesh.sim.presets import SimParams
 
-__all__ = ["apply_link_costs", "arc_costs", "link_duration", "with_link_costs"]
+__all__ = [
+    "apply_link_costs",
+    "arc_costs",
+    "link_duration",
+    "serial_capacity_network",
+    "with_link_costs",
+]
 
 
 def link_duration(
@@ -218,3 +224,52 @@ def apply_link_costs(G: nx.MultiDiGraph, program: Program, params: SimParams) ->
         hop_latency=params.hop_latency,
         pipelined=params.link_pipelined,
     )
+
+
+def serial_capacity_network(G: nx.MultiDiGraph, params: SimParams) -> nx.MultiDiGraph:
+    """``G`` with each arc's ``bandwidth`` replaced by the rate it moves payload at.
+
+    A cut bound counts how fast bytes can cross a cut. On a pipelined link (preset
+    ``link_pipelined=True``) that is the arc's ``bandwidth`` ``b``; on a held link ("booksim")
+    a flit holds the link ``l`` times as long as on a unit link, so the arc carries ``b / l``
+    (see the module docstring): a local port of latency 0.05 moves 20 unit links' worth, a
+    length-2 wire half of one. A zero-latency arc never limits a cut; it gets more capacity
+    than all other arcs together. ``G`` itself is returned when nothing changes (pipelined
+    links, or every latency 1), so unit-cost bounds stay bit for bit.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    params : SimParams
+
+    Returns
+    -------
+    networkx.MultiDiGraph
+        ``G`` or a copy with new ``bandwidth`` values (the ``latency`` values kept).
+
+    Raises
+    ------
+    TopologyError
+        See :func:`arc_costs`.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> from supermesh.sim.presets import get_preset
+    >>> G = build("cmesh:4x4")
+    >>> H = serial_capacity_network(G, get_preset("booksim"))
+    >>> sorted({round(d["bandwidth"], 6) for _, _, d in H.edges(data=True)})
+    [0.5, 20.0]
+    >>> serial_capacity_network(G, get_preset("paper")) is G
+    True
+    """
+    arcs = list(G.edges(keys=True))
+    bandwidth, latency = arc_costs(G, arcs)
+    if params.link_pipelined or bool(np.all(latency == 1.0)):
+        return G
+    free = float(bandwidth.sum()) + 1.0
+    rate = np.where(latency > 0, bandwidth / np.where(latency > 0, latency, 1.0), free)
+    H = G.copy()
+    for (u, v, k), r in zip(arcs, rate.tolist(), strict=True):
+        H[u][v][k]["bandwidth"] = r
+    return H

@@ -10,7 +10,7 @@ from supermesh.sim.baselines.dispatch import baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
 from supermesh.sim.engine.timing import run_program
-from supermesh.sim.link_costs import apply_link_costs
+from supermesh.sim.link_costs import apply_link_costs, serial_capacity_network
 from supermesh.sim.presets import SimParams, get_preset
 from supermesh.sim.program import Program
 from supermesh.sim.result import SimResult, assemble
@@ -58,7 +58,8 @@ def evaluate(
     timing = run_program(program)
     if bound is True:
         roots = program.meta.get("roots") if collective in ("broadcast", "reduce") else None
-        bound_value: ThroughputBound | None = collective_bound(G, collective, roots=roots)
+        capacity = serial_capacity_network(G, params)
+        bound_value: ThroughputBound | None = collective_bound(capacity, collective, roots=roots)
     elif isinstance(bound, ThroughputBound):
         bound_value = bound
     else:

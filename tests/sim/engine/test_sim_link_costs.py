@@ -204,3 +204,29 @@ def test_cost_options_per_class_and_round_trip():
     assert sorted(again.edges(keys=True, data=True)) == sorted(G.edges(keys=True, data=True))
     back = from_json(to_json(G))
     assert back.edges[0, 1, 1]["latency"] == 2.0
+
+
+def test_cut_bound_counts_held_links_at_their_serial_rate():
+    # cmesh 4x4, booksim: a corner router and its 4 chiplets are entered by two router links of
+    # latency 2 (a flit holds each for 40 cycles: half a unit link each), so 1.0 link's worth
+    # carries the 12 of 16 shards from outside: 4/3 links. A chunk of 12 KiB is 48 payload + 3
+    # header flits (51 x 20 cycles per 12,288 bytes on a unit link), so 4 MiB take
+    # 4 MiB / (4/3) / 12,288 x 1,020 = 261,120 cycles.
+    r = run_algorithm(build("cmesh:4x4"), "tacos", "allgather", 4 << 20, get_preset("booksim"))
+    assert r.bound.value == pytest.approx(4 / 3)
+    assert r.bound.certificate["entering_bandwidth"] == pytest.approx(1.0)
+    assert r.lower_bound == pytest.approx((4 << 20) * 3 / 4 / 12288 * 1020)
+    # the paper preset pipelines its links: a wire's length costs latency, not bandwidth, so a
+    # chiplet's one local port (1 link in, 15 of 16 shards outside) is the cut: 16/15 links
+    p = run_algorithm(build("cmesh:4x4"), "tacos", "allgather", 4 << 20, get_preset("paper"))
+    assert p.bound.value == pytest.approx(16 / 15)
+
+
+@pytest.mark.parametrize("spec", ["cmesh:4x4", "folded-torus:4x4", "kite-small:4x4"])
+@pytest.mark.parametrize("preset", ["booksim", "paper"])
+@pytest.mark.parametrize("collective", ["allgather", "reducescatter", "allreduce"])
+def test_no_schedule_beats_the_cut_bound_on_costed_links(spec, preset, collective):
+    G = build(spec)
+    for algorithm in (None, "tacos"):
+        r = run_algorithm(G, algorithm, collective, 1 << 20, get_preset(preset))
+        assert r.time >= r.lower_bound * (1 - 1e-9), (algorithm, r.time, r.lower_bound)
