@@ -63,9 +63,9 @@ import networkx as nx
 from supermesh.errors import SpecError
 from supermesh.sim.baselines.dispatch import BASELINES, baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
-from supermesh.sim.link_costs import serial_capacity_network
 from supermesh.sim.collectives import check_collective, tree_program
 from supermesh.sim.cost import check_baseline
+from supermesh.sim.link_costs import serial_capacity_network
 from supermesh.sim.presets import SimParams
 from supermesh.sim.program import Program
 from supermesh.sim.result import SimResult
