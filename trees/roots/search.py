@@ -23,6 +23,7 @@ give the same probes, partition and trees under any load. A wall-clock deadline 
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +38,15 @@ from supermesh.trees.packing.model import WORK_FLOOR
 from supermesh.trees.packing.search import pack_trees
 from supermesh.trees.roots.symmetry import grid_symmetries, map_packing, orbit_of, orbit_solve
 
-__all__ = ["PROBE_WORK", "SAFETY_FACTOR", "SAFETY_SECONDS", "SetPacker", "safety_seconds"]
+__all__ = [
+    "PROBE_WORK",
+    "SAFETY_FACTOR",
+    "SAFETY_SECONDS",
+    "SetPacker",
+    "check_search_size",
+    "safety_seconds",
+    "start_seconds",
+]
 
 Roots = tuple[int, ...]
 ORBIT_ROUNDS = 3  # heights an orbit set tries above its proven bound before the full packer
@@ -50,6 +59,82 @@ budget too, and a budget ``W`` allows at most ``W / (PROBE_WORK * nodes)`` probe
 MIN_SOLVE_WORK = 0.003  # the least work a probe's solves get (a set with no work left, say)
 SAFETY_SECONDS = 600.0  # wall-clock safety net: at least this many seconds ...
 SAFETY_FACTOR = 10.0  # ... or this many times the seconds the work budget was derived from
+
+
+START_SECONDS = 100.0
+"""Seconds the start partition and the search take on a 16x16 SuperMesh (256 nodes) with a
+5-second limit, measured on the 2-core reference machine (the whole ``trees --root-sets`` call;
+8x8 about 9 s, 12x12 about 35 s)."""
+START_NODES = 256
+START_EXPONENT = 1.75
+"""How that time grows with the nodes: every set of the start is packed in full, with one
+Edmonds check (a max-flow per node) and one construction each, and there are ``nodes / k``
+sets, of which a symmetry leaves a share to pack: the measured 8x8 to 16x16 runs grow as
+nodes ** 1.75."""
+
+
+def start_seconds(nodes: int) -> float:
+    """Estimated seconds of the part of a root-set search that no limit shortens.
+
+    Every set of the start partition is packed in full whatever the time limit; this is what
+    that costs on the reference machine, from :data:`START_SECONDS` scaled by
+    :data:`START_EXPONENT` (an estimate: within a factor of about 2 on 6x6 to 16x16).
+
+    Examples
+    --------
+    >>> round(start_seconds(256)), round(start_seconds(1024)), round(start_seconds(4096))
+    (100, 1131, 12800)
+    """
+    return START_SECONDS * (max(int(nodes), 1) / START_NODES) ** START_EXPONENT
+
+
+def check_search_size(G: nx.MultiDiGraph, time_limit: float) -> None:
+    """Refuse a root-set search whose unshortened part would outlast its own safety net.
+
+    The start partition is always packed in full (see :mod:`supermesh.trees.roots.sets`), so
+    ``time_limit`` cannot hold below :func:`start_seconds`; a search whose estimate is above
+    :func:`safety_seconds` of ``time_limit`` (10 minutes, or 10 times the limit) is refused
+    before any work, with the estimate and the limit that would let it run.
+
+    Raises
+    ------
+    ResourceError
+        Above the safety net.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> check_search_size(build("smbi:16x16"), 5.0)  # about 100 s: runs
+    >>> check_search_size(build("smbi:64x64"), 5.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    supermesh.errors.ResourceError: a root-set search on smbi:64x64 (4,096 nodes) takes about ...
+    """
+    from supermesh.errors import ResourceError
+
+    nodes = G.number_of_nodes()
+    estimate = start_seconds(nodes)
+    if estimate <= safety_seconds(time_limit):
+        return
+    spec = G.graph.get("spec", "this topology")
+    needed = math.ceil(estimate / SAFETY_FACTOR)
+    raise ResourceError(
+        f"a root-set search on {spec} ({nodes:,} nodes) takes about {_duration(estimate)} "
+        "on 2 cores whatever the time limit (every set of its start partition is packed in "
+        f"full), above the {_duration(safety_seconds(time_limit))} a search with --time-limit "
+        f"{time_limit:g} may run",
+        hint=f"give --time-limit {needed} or more to run it anyway; at this size the throughput "
+        "packing (trees --throughput, sim -a throughput) reaches the exact bound without this "
+        "search",
+    )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def safety_seconds(seconds: float) -> float:

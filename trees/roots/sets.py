@@ -86,7 +86,7 @@ from supermesh.trees.bounds.heights import (
 from supermesh.trees.cpsat import work_of
 from supermesh.trees.model import TreePacking
 from supermesh.trees.roots.order import ORDER_WORK, order_sets, pipeline_steps
-from supermesh.trees.roots.search import SetPacker, safety_seconds
+from supermesh.trees.roots.search import SetPacker, check_search_size, safety_seconds
 from supermesh.trees.roots.size import (
     partition_lower_bound,
     root_set_size,
@@ -247,6 +247,7 @@ def root_sets(
         raise SpecError(
             f"order budget = {order_budget} must not be negative", hint=f"e.g. {ORDER_WORK}"
         )
+    check_search_size(G, time_limit)
     span = resolve_span(G, None)
     ecc_of = eccentricities(working_network(G, direction), span, span)
     if any(e is None for e in ecc_of):
