@@ -18,9 +18,12 @@ from supermesh.units import parse_size
 __all__ = [
     "CELL_BYTES",
     "DEFAULT_MEMORY_CAP",
+    "MAX_SECONDS",
     "MAX_STEPS",
     "check_memory",
+    "check_seconds",
     "check_steps",
+    "format_duration",
     "memory_cap",
 ]
 
@@ -33,6 +36,11 @@ CELL_BYTES = 8
 MAX_STEPS = 25_000_000
 """Elementary Python steps (transfers solved one by one, table rows written) one run may take:
 about 2 minutes at the measured 5 us per transfer, the most a command spends without a limit."""
+
+
+MAX_SECONDS = 600.0
+"""Seconds a part of a run without a limit of its own may be estimated to take (10 minutes, the
+wall-clock safety net of a search with the default limit); above it the part is refused."""
 
 
 def memory_cap() -> int:
@@ -116,4 +124,57 @@ def check_steps(steps: float, what: str, hint: str) -> None:
     if steps > MAX_STEPS:
         raise ResourceError(
             f"{what} is {int(steps):,} steps, above the {MAX_STEPS:,} a run may take", hint=hint
+        )
+
+
+def format_duration(seconds: float) -> str:
+    """Seconds as a person reads them: ``45 s``, ``19 min``, ``3.6 h``.
+
+    Examples
+    --------
+    >>> format_duration(45.2), format_duration(1131), format_duration(12800)
+    ('45 s', '19 min', '3.6 h')
+    """
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def check_seconds(seconds: float, what: str, hint: str, cap: float = MAX_SECONDS) -> None:
+    """Refuse work estimated to take longer than ``cap`` seconds on the reference machine.
+
+    The estimate is counted from the work (sizes, transfers), never from the clock, so the same
+    request is refused or run the same way on any machine.
+
+    Parameters
+    ----------
+    seconds : float
+        The estimate.
+    what : str
+        The work in the user's terms.
+    hint : str
+        What to ask instead.
+    cap : float
+        The most it may take (default :data:`MAX_SECONDS`).
+
+    Raises
+    ------
+    ResourceError
+        Above the cap, naming the estimate and the cap.
+
+    Examples
+    --------
+    >>> check_seconds(30, "a small search", "none needed")
+    >>> check_seconds(12800, "a wafer-scale search", "ask for less")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    supermesh.errors.ResourceError: a wafer-scale search takes about 3.6 h on 2 cores, above ...
+    """
+    if seconds > cap:
+        raise ResourceError(
+            f"{what} takes about {format_duration(seconds)} on 2 cores, above the "
+            f"{format_duration(cap)} it may run",
+            hint=hint,
         )

@@ -37,6 +37,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from supermesh.budget import check_seconds
 from supermesh.errors import SpecError, TopologyError
 from supermesh.sim.baselines.tacos import TacosSchedule, synthesize_allgather
 from supermesh.sim.link_costs import arc_costs, link_duration
@@ -49,8 +50,10 @@ from supermesh.trees.model import TreePacking, TreeSet
 __all__ = [
     "TACOS_COLLECTIVES",
     "TRANSFER_BUDGET",
+    "TRANSFER_SECONDS",
     "chunks_per_rank_for",
     "reversed_positions",
+    "synthesis_seconds",
     "tacos_packing",
     "tacos_program",
     "tacos_schedules",
@@ -59,6 +62,24 @@ __all__ = [
 TACOS_COLLECTIVES = ("allgather", "reducescatter", "allreduce")
 TRANSFER_BUDGET = 1 << 16
 """Most transfers one synthesis makes (``n (n - 1) k``): about 2 s of Python on 8x8."""
+
+
+TRANSFER_SECONDS = 30e-6
+"""Seconds one synthesised transfer takes on 8x8 (65,536 in about 2 s); each costs more on a
+bigger network, as the square root of the ranks (1,047,552 transfers on 32x32: 210 s with the
+simulation, machine loaded): :func:`synthesis_seconds`."""
+
+
+def synthesis_seconds(n_ranks: int, chunks_per_rank: int) -> float:
+    """Estimated seconds of one TACOS synthesis: ``n (n - 1) k`` transfers.
+
+    Examples
+    --------
+    >>> round(synthesis_seconds(64, 16)), round(synthesis_seconds(1024, 1))
+    (2, 126)
+    """
+    transfers = n_ranks * (n_ranks - 1) * chunks_per_rank
+    return transfers * TRANSFER_SECONDS * math.sqrt(max(n_ranks, 64) / 64)
 
 
 def chunks_per_rank_for(nbytes: int, n_ranks: int, chunk_bytes: int) -> int:
@@ -135,6 +156,14 @@ def tacos_schedules(
             f"TACOS synthesises AllGather, ReduceScatter and AllReduce, not {collective}",
             hint="use -c allgather, reducescatter or allreduce",
         )
+    ranks = compute_nodes(G)
+    check_seconds(
+        synthesis_seconds(len(ranks), chunks_per_rank),
+        f"TACOS's synthesis on {G.graph.get('spec', 'this topology')} ({len(ranks):,} ranks: "
+        f"{len(ranks) * (len(ranks) - 1) * chunks_per_rank:,} transfers placed one by one)",
+        hint="compare with TACOS on a smaller grid; the other algorithms (-a throughput, "
+        "pipeline) run at this size",
+    )
     on = _reverse(G) if collective == "reducescatter" else G
     delay = params.reduce_delay if collective == "reducescatter" else params.forward_delay
     return synthesize_allgather(
@@ -144,7 +173,7 @@ def tacos_schedules(
         release=params.link_release,
         ready_delay=delay,
         seed=seed,
-        ranks=compute_nodes(G),
+        ranks=ranks,
     )
 
 

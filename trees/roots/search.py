@@ -108,33 +108,21 @@ def check_search_size(G: nx.MultiDiGraph, time_limit: float) -> None:
     >>> check_search_size(build("smbi:64x64"), 5.0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    supermesh.errors.ResourceError: a root-set search on smbi:64x64 (4,096 nodes) takes about ...
+    supermesh.errors.ResourceError: a root-set search on smbi:64x64 (4,096 nodes), whatever ...
     """
-    from supermesh.errors import ResourceError
+    from supermesh.budget import check_seconds
 
     nodes = G.number_of_nodes()
-    estimate = start_seconds(nodes)
-    if estimate <= safety_seconds(time_limit):
-        return
     spec = G.graph.get("spec", "this topology")
-    needed = math.ceil(estimate / SAFETY_FACTOR)
-    raise ResourceError(
-        f"a root-set search on {spec} ({nodes:,} nodes) takes about {_duration(estimate)} "
-        "on 2 cores whatever the time limit (every set of its start partition is packed in "
-        f"full), above the {_duration(safety_seconds(time_limit))} a search with --time-limit "
-        f"{time_limit:g} may run",
-        hint=f"give --time-limit {needed} or more to run it anyway; at this size the throughput "
-        "packing (trees --throughput, sim -a throughput) reaches the exact bound without this "
-        "search",
+    check_seconds(
+        start_seconds(nodes),
+        f"a root-set search on {spec} ({nodes:,} nodes), whatever --time-limit "
+        "(every set of its start partition is packed in full),",
+        hint=f"give --time-limit {math.ceil(start_seconds(nodes) / SAFETY_FACTOR)} or more to "
+        "run it anyway; at this size the throughput packing (trees --throughput, sim -a "
+        "throughput) reaches the exact bound without this search",
+        cap=safety_seconds(time_limit),
     )
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def safety_seconds(seconds: float) -> float:

@@ -200,3 +200,16 @@ def test_refusals():
         run_algorithm(build("smuni:3x3"), "tacos", "allreduce", 1 << 16, get_preset())
     with pytest.raises(SpecError, match="at least 1"):
         synthesize_allgather(build("mesh:2x2"), 0)
+
+
+def test_a_wafer_scale_synthesis_is_refused_with_its_transfer_count():
+    import time
+
+    from supermesh.errors import ResourceError
+
+    G = build("smbi:64x64")
+    began = time.perf_counter()
+    with pytest.raises(ResourceError, match=r"4,096 ranks: 16,773,120 transfers") as info:
+        run_algorithm(G, "tacos", "allgather", 4 << 20, get_preset("booksim"))
+    assert time.perf_counter() - began < 5.0  # refused before any transfer is placed
+    assert "smaller grid" in (info.value.hint or "")
