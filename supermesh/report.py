@@ -113,10 +113,10 @@ def _sim_part(
     return out
 
 
-def _design_part(G: nx.MultiDiGraph) -> dict[str, Any]:
+def _design_part(G: nx.MultiDiGraph, time_limit: float) -> dict[str, Any]:
     from supermesh.trees.design.optimise import design_gap
 
-    return design_gap(G)
+    return design_gap(G, time_limit=time_limit)
 
 
 def _family_part(G: nx.MultiDiGraph) -> dict[str, Any] | None:
@@ -156,7 +156,7 @@ def build_report(
     simulate, design : bool
         Include the simulated times / the design gap.
     time_limit : float
-        CP-SAT seconds per tree set.
+        CP-SAT seconds per tree set, and the design search's seconds.
     energy_model : str
         Energy model spec (:func:`supermesh.sim.energy.energy_model_from_text`).
 
@@ -192,7 +192,7 @@ def build_report(
         entry["trees"] = _guarded(partial(_trees_part, G, m, time_limit))
         entry["family"] = _guarded(partial(_family_part, G))
         if design:
-            entry["design_gap"] = _guarded(partial(_design_part, G))
+            entry["design_gap"] = _guarded(partial(_design_part, G, time_limit))
         if simulate:
             entry["sim"] = _guarded(partial(_sim_part, G, nbytes, preset, time_limit, energy_model))
         entries.append(entry)
