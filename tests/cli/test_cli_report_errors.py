@@ -37,7 +37,7 @@ def test_one_way_router_and_mesh_report_numbers(capsys) -> None:
 
 
 def test_a_failed_part_exits_1_with_its_error(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(G):
+    def broken(G, time_limit):
         raise SupermeshError("the design search broke", hint="try again")
 
     monkeypatch.setattr(report_module, "_design_part", broken)
