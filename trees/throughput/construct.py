@@ -363,7 +363,7 @@ def construction_packing(
         "height_gap": top - lower,
         "shares": [text[x] for x in shares],
         "trees": len(trees),
-        "max_trees_per_root": max(copies) if parts is None else sum(copies),
+        "max_trees_per_root": sum(copies),
     }
     if parts is not None:
         count = sum(copies)
