@@ -4,7 +4,8 @@
 - :mod:`~supermesh.trees.throughput.construct`: closed-form packings at the cut bound for the
   mesh (:mod:`~supermesh.trees.throughput.dimension`, XY / YX trees) and SMBi
   (:mod:`~supermesh.trees.throughput.combs`, four arc-disjoint trees per root), on the grid
-  facts of :mod:`~supermesh.trees.throughput.grid`; no solver, any size.
+  facts of :mod:`~supermesh.trees.throughput.grid`; no solver, any size. Even SMAlter from 8x8:
+  the combs with the border repaired by CP-SAT (:mod:`~supermesh.trees.throughput.alter`).
 - :mod:`~supermesh.trees.throughput.lp`: column generation; the master LP in GLOP
   (:mod:`~supermesh.trees.throughput.master`) over the indexed network and its symmetry orbits
   (:mod:`~supermesh.trees.throughput.model`, :mod:`~supermesh.topologies.symmetry`);

@@ -256,7 +256,12 @@ def parent_keys(parents: np.ndarray) -> np.ndarray:
 
 
 def check_parents(
-    rows: int, cols: int, roots: Sequence[int], parents: np.ndarray, mult: np.ndarray
+    rows: int,
+    cols: int,
+    roots: Sequence[int],
+    parents: np.ndarray,
+    mult: np.ndarray,
+    keys: np.ndarray | None = None,
 ) -> tuple[np.ndarray, bool]:
     """Heights and validity of per-root parent arrays, exactly.
 
@@ -268,6 +273,9 @@ def check_parents(
         Shape ``(len(roots), k, n)``, as from :func:`comb_parents`.
     mult : numpy.ndarray
         Shape ``(n, 4)``: arcs from each node toward E, N, W, S.
+    keys : numpy.ndarray, optional
+        The parallel copy each tree enters each node by (default :func:`parent_keys`, which
+        also demands that the trees of a root are arc-disjoint).
 
     Returns
     -------
@@ -300,7 +308,8 @@ def check_parents(
     ok = bool(np.all((direction >= 0) | is_root)) and bool(np.all(parents >= 0))
     safe = np.clip(parents, 0, n - 1).astype(np.int64)
     copies = mult[safe, np.where(direction >= 0, direction, 0)]
-    ok = ok and bool(np.all((parent_keys(parents) < copies) | is_root))
+    keys = parent_keys(parents) if keys is None else keys
+    ok = ok and bool(np.all(((keys >= 0) & (keys < copies)) | is_root))
     depth = np.where(is_root, 0, 1).astype(np.int64) + np.zeros((m, k, n), dtype=np.int64)
     anc = safe
     for _ in range(int(np.ceil(np.log2(max(n, 2)))) + 1):

@@ -7,7 +7,11 @@ same bandwidth, node ids row-major, arcs only between grid neighbours, every chi
   :mod:`supermesh.trees.throughput.dimension` (two per root; every tree at its root's
   eccentricity, so the tallest equals the diameter, the proven minimum);
 - the mesh with every perimeter link doubled (SMBi): four arc-disjoint comb trees per root,
-  :mod:`supermesh.trees.throughput.combs` (the tallest is the diameter plus one from 6x6 on).
+  :mod:`supermesh.trees.throughput.combs` (the tallest is the diameter plus one from 6x6 on);
+- SMAlter with even sides from 8x8 (every chiplet four in-arcs): the comb trees inside, the
+  border band repaired by a small CP-SAT model per root orbit,
+  :mod:`supermesh.trees.throughput.alter` (four trees per root, each arc used once per other
+  root; 16 roots share their arcs with a partner; tallest the diameter plus one).
 
 Proof of the rate, at every size. The bound is the cut around one corner: ``k`` arcs in (2 or
 4) and ``n - 1`` ranks outside, so no schedule beats ``rho = k n B / (n - 1)`` (``B`` the arc
@@ -26,6 +30,7 @@ trees share one tuple per arc. smbi:64x64 (16,384 trees of 4,095 arcs) builds in
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -38,6 +43,7 @@ import numpy as np
 from supermesh.errors import SpecError
 from supermesh.topologies.model import compute_nodes
 from supermesh.trees.model import Tree, TreePacking, TreeSet
+from supermesh.trees.throughput.alter import alter_trees
 from supermesh.trees.throughput.combs import E, N, S, W, check_parents, comb_parents, parent_keys
 from supermesh.trees.throughput.dimension import dimension_parents, dimension_shares
 from supermesh.trees.throughput.grid import DIRS, Orbits, grid_maps, grid_multiplicity, grid_pattern
@@ -114,7 +120,27 @@ def _arc_slots(
     return (tail.astype(np.int64) * 4 + direction) * 2 + keys, valid
 
 
-def constructed_packing(G: nx.MultiDiGraph, direction: str = "out") -> Construction | None:
+def _processes() -> int:
+    """Processes for SMAlter's band models: every core (the trees do not depend on it)."""
+    return max(1, os.cpu_count() or 1)
+
+
+def _even_alter(rows: int, cols: int, mult: np.ndarray) -> bool:
+    """SMAlter with every side of an even number of chiplets: the mesh, some perimeter links
+    doubled, every chiplet four in-arcs (a side's doubled links are then every other one)."""
+    if rows % 2 or cols % 2 or min(rows, cols) < 4:
+        return False
+    mesh, smbi = grid_pattern(rows, cols, doubled=False), grid_pattern(rows, cols, doubled=True)
+    degree = np.zeros(rows * cols, dtype=np.int64)
+    ids = np.arange(rows * cols)
+    for d, step in ((E, 1), (W, -1), (N, -cols), (S, cols)):
+        np.add.at(degree, ids + step * (mult[:, d] > 0), mult[:, d])
+    return bool(np.all(mesh <= mult) and np.all(mult <= smbi) and np.all(degree == 4))
+
+
+def constructed_packing(
+    G: nx.MultiDiGraph, direction: str = "out", workers: int = 1
+) -> Construction | None:
     """The construction's trees for ``G``, or None when no construction applies.
 
     Parameters
@@ -164,6 +190,12 @@ def constructed_packing(G: nx.MultiDiGraph, direction: str = "out") -> Construct
             if not ok:
                 return None
             rep_heights[part] = h
+    elif _even_alter(rows, cols, mult):
+        built = alter_trees(rows, cols, mult, maps, workers)
+        if built is None:
+            return None
+        name, shares = "alter-combs", (Fraction(1, 4),) * 4
+        orbits, base, base_keys, rep_heights = built
     else:
         return None
     denom = math.lcm(*(s.denominator for s in shares))
@@ -181,8 +213,13 @@ def constructed_packing(G: nx.MultiDiGraph, direction: str = "out") -> Construct
     floats = [float(s) for s in shares]
     for part in _chunks(n):
         parents = orbits.parents(base, part)
-        # comb trees of a root are arc-disjoint: parallel copies in order; XY and YX share
-        keys = parent_keys(parents) if name == "combs" else np.zeros(parents.shape, np.int8)
+        # comb trees of a root are arc-disjoint: parallel copies in order
+        if name == "alter-combs":
+            keys = orbits.labels(base_keys, part)
+        elif name == "combs":
+            keys = parent_keys(parents)
+        else:  # XY and YX share arcs
+            keys = np.zeros(parents.shape, np.int8)
         slots, valid = _arc_slots(parents, keys, cols, reverse)
         arc_ids = slot_arc[slots]
         w = np.broadcast_to(weights[None, :, None], parents.shape)
@@ -234,7 +271,7 @@ def construction_for(
         return None
     if ranks is not None and sorted(int(r) for r in ranks) != compute_nodes(G):
         return None
-    built = constructed_packing(G, direction)
+    built = constructed_packing(G, direction, _processes())
     if built is None or built.rate != built.bound:
         return None
     top = max(t.height for t in built.trees)
@@ -326,7 +363,7 @@ def construction_packing(
         "height_gap": top - lower,
         "shares": [text[x] for x in shares],
         "trees": len(trees),
-        "max_trees_per_root": max(copies) if parts is None else sum(copies),
+        "max_trees_per_root": sum(copies),
     }
     if parts is not None:
         count = sum(copies)

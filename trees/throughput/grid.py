@@ -117,12 +117,13 @@ def grid_maps(rows: int, cols: int, mult: np.ndarray) -> list[np.ndarray]:
 class Orbits:
     """One root per orbit of the maps, and how every root is reached from its representative."""
 
-    def __init__(self, n: int, maps: list[np.ndarray]) -> None:
+    def __init__(self, n: int, maps: list[np.ndarray], reps: list[int] | None = None) -> None:
+        """``reps``: the representatives to use, in this order (default the first of each)."""
         self.maps = maps
         self.rep_of = np.full(n, -1, dtype=np.int64)
         self.via = np.zeros(n, dtype=np.int64)
         self.reps: list[int] = []
-        for r in range(n):
+        for r in range(n) if reps is None else reps:
             if self.rep_of[r] >= 0:
                 continue
             self.reps.append(r)
@@ -138,4 +139,11 @@ class Orbits:
         for i, r in enumerate(roots):
             g = self.maps[self.via[r]]
             out[i][:, g] = g[base[self.index[int(self.rep_of[r])]]]
+        return out
+
+    def labels(self, base: np.ndarray, roots: np.ndarray) -> np.ndarray:
+        """Per-node values of ``roots`` (arc keys) from the representatives': base at g(v)."""
+        out = np.empty((len(roots), base.shape[1], base.shape[2]), dtype=base.dtype)
+        for i, r in enumerate(roots):
+            out[i][:, self.maps[self.via[r]]] = base[self.index[int(self.rep_of[r])]]
         return out

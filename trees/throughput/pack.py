@@ -212,8 +212,8 @@ def pack_throughput(
         if method == "construct" and not usable:
             raise SpecError(
                 "no construction gives these trees for this topology and these options",
-                hint="constructions cover the mesh and SMBi, every chiplet a rank, "
-                "parts a multiple of the trees per root; use method colgen",
+                hint="constructions cover the mesh, SMBi and even SMAlter from 8x8, every "
+                "chiplet a rank, parts a multiple of the trees per root; use method colgen",
             )
         if usable and built is not None and counts is not None:
             optimal = max(t.height for t in built.trees) == built.diameter
