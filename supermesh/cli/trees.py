@@ -273,7 +273,7 @@ def trees(
     if roots_text is not None:
         roots_text = check_roots(roots_text)
     if draw:
-        from supermesh.draw.common import figure_format
+        from supermesh.draw.files import figure_format
 
         figure_format(draw)  # a bad extension fails before any solving
     with status(f"trees on {spec}: solving", quiet or as_json):
