@@ -202,8 +202,8 @@ def figure_15(nbytes: int, limit: float) -> None:
 
 
 def speed(limit: float) -> None:
-    from supermesh.sim.algorithms import tree_sets_for
     from supermesh.sim.collectives import tree_program
+    from supermesh.sim.tree_sets import tree_sets_for
 
     params = get_preset("booksim")
     G = build("smbi:16x16")

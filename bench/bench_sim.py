@@ -23,8 +23,9 @@ import argparse
 import time
 
 from supermesh.sim import get_preset
-from supermesh.sim.algorithms import run_algorithm, tree_sets_for
-from supermesh.sim.sweep import SweepCase, build_trees, run_sweep, tree_key
+from supermesh.sim.algorithms import run_algorithm
+from supermesh.sim.sweep import SweepCase, build_trees, run_sweep
+from supermesh.sim.tree_sets import tree_sets_for, trees_key
 from supermesh.topologies import build
 from supermesh.units import format_size
 
@@ -141,7 +142,8 @@ def main() -> None:
         fast=not args.full_order,
     )
     t_trees = time.perf_counter() - t0
-    missing = {k for c in cases if (k := tree_key(c)) is not None and k not in cache}
+    keys = {trees_key(build(c.spec), c.algorithm, c.collective) for c in cases} - {None}
+    missing = keys - set(cache)
     t0 = time.perf_counter()
     out = run_sweep(cases, params, cache=cache, time_limit=args.time_limit, workers=args.workers)
     t_sim = time.perf_counter() - t0

@@ -12,8 +12,8 @@ four trees use. Set ``SUPERMESH_GALLERY_QUICK=1`` for 64 MiB.
 from supermesh.draw import draw_utilization_timeseries, gallery_output, gallery_quick, save_figure
 from supermesh.draw.utilization import busy_timeseries
 from supermesh.sim import evaluate, tree_program
-from supermesh.sim.algorithms import tree_sets_for
 from supermesh.sim.presets import get_preset
+from supermesh.sim.tree_sets import tree_sets_for
 from supermesh.topologies import build
 
 # %%

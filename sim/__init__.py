@@ -11,8 +11,10 @@ Modules, in the order data flow:
 
 - :mod:`~supermesh.sim.presets`: :class:`SimParams` and the named presets (``booksim``,
   ``paper``), every constant with its source.
-- :mod:`~supermesh.sim.algorithms`: a named algorithm -> its trees (from
-  :func:`supermesh.trees.schedule.collective_trees`) or its baseline program.
+- :mod:`~supermesh.sim.algorithms`: a named algorithm -> its trees or its baseline program, and
+  the run; :mod:`~supermesh.sim.defaults`: the names, and the one run when none is named;
+  :mod:`~supermesh.sim.tree_sets`: a tree algorithm's trees (from
+  :func:`supermesh.trees.schedule.collective_trees`) and their cache key.
 - :mod:`~supermesh.sim.collectives` (tree sets -> a program), :mod:`~supermesh.sim.packing`
   (weighted packings -> a program), :mod:`~supermesh.sim.baselines` (ring, direct, MultiTree,
   TACOS).
@@ -51,9 +53,9 @@ _EXPORTS: dict[str, str] = {
     "get_preset": "supermesh.sim.presets",
     "params_from_text": "supermesh.sim.presets",
     # algorithms and programs
-    "ALGORITHMS": "supermesh.sim.algorithms",
+    "ALGORITHMS": "supermesh.sim.defaults",
     "run_algorithm": "supermesh.sim.algorithms",
-    "tree_sets_for": "supermesh.sim.algorithms",
+    "tree_sets_for": "supermesh.sim.tree_sets",
     "COLLECTIVES": "supermesh.sim.collectives",
     "SIM_COLLECTIVES": "supermesh.sim.collectives",
     "alltoall_bound": "supermesh.sim.multicommodity",

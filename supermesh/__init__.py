@@ -191,7 +191,7 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
             "draw_tradeoff": "supermesh.draw.tradeoff",
             "draw_energy": "supermesh.draw.energy",
             "link_loads": "supermesh.draw.link_load",
-            "save_figure": "supermesh.draw.common",
+            "save_figure": "supermesh.draw.files",
             "build_report": "supermesh.report",
         },
     ),

@@ -37,6 +37,7 @@ BASE = {
 TREES_SHARED = {
     "supermesh.trees",
     "supermesh.trees.model",
+    "supermesh.trees.json_values",
     "supermesh.trees.oriented",
     "supermesh.trees.cpsat",
     "supermesh.trees.rootspec",

@@ -14,7 +14,8 @@ One folder per capability ("room"); each room's ``__init__`` states its API in `
 
 At the top of the folder sit what every room shares: the data types
 (:mod:`~supermesh.trees.model`: :class:`Tree`, :class:`TreeSet`, :class:`TreePacking`;
-:mod:`~supermesh.trees.oriented`: a tree as parent -> child arcs), root lists by name
+:mod:`~supermesh.trees.oriented`: a tree as parent -> child arcs), the strict readers of their
+files' values (:mod:`~supermesh.trees.json_values`), root lists by name
 (:mod:`~supermesh.trees.rootspec`) and the one CP-SAT configuration
 (:mod:`~supermesh.trees.cpsat`).
 

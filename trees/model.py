@@ -32,86 +32,18 @@ are integers (not booleans) and not negative, a ``share`` is a finite number in 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from supermesh.errors import InputFileError
+from supermesh.trees.json_values import json_count, json_number, node_list, shown
 
-__all__ = [
-    "STATUSES",
-    "Tree",
-    "TreePacking",
-    "TreeSet",
-    "json_count",
-    "json_number",
-    "read_packing",
-]
+__all__ = ["STATUSES", "Tree", "TreePacking", "TreeSet", "read_packing"]
 
 STATUSES = ("optimal", "feasible", "infeasible")
 DIRECTIONS = ("out", "in")
 FORMAT = "supermesh-trees"
 VERSION = 1
-
-
-def json_count(value: Any, where: str, *, minimum: int = 0, optional: bool = False) -> Any:
-    """``value`` when it is an integer (not a bool) of at least ``minimum``, else raise.
-
-    ``optional``: ``None`` is allowed too (and returned). Shared by the ``from_json`` readers.
-
-    Raises
-    ------
-    InputFileError
-        Naming ``where`` and the value.
-
-    Examples
-    --------
-    >>> json_count(3, "chunks", minimum=1)
-    3
-    >>> json_count(3.7, "chunks", minimum=1)
-    Traceback (most recent call last):
-    ...
-    supermesh.errors.InputFileError: chunks must be an integer of at least 1, not 3.7
-    """
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InputFileError(
-            f"{where} must be an integer of at least {minimum}, not {_shown(value)}",
-            hint="was the file edited by hand? write it again with the command that made it",
-        )
-    return value
-
-
-def json_number(value: Any, where: str) -> float:
-    """``value`` as a float when it is a finite number (not a bool), else raise.
-
-    Examples
-    --------
-    >>> json_number(0.25, "share")
-    0.25
-    >>> json_number(float("nan"), "share")
-    Traceback (most recent call last):
-    ...
-    supermesh.errors.InputFileError: share must be a finite number, not nan
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputFileError(f"{where} must be a finite number, not {_shown(value)}")
-    x = float(value)
-    if not math.isfinite(x):
-        raise InputFileError(f"{where} must be a finite number, not {_shown(value)}")
-    return x
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _node_list(value: Any, where: str) -> list[int]:
-    if not isinstance(value, list):
-        raise InputFileError(f"{where} must be a list of node ids, not {_shown(value)}")
-    return [json_count(x, f"{where} entry #{i}") for i, x in enumerate(value)]
 
 
 @dataclass(frozen=True)
@@ -345,7 +277,7 @@ class TreePacking:
         version = doc.get("version", VERSION)
         if isinstance(version, bool) or version != VERSION:
             raise InputFileError(
-                f"{source} has version {_shown(doc.get('version'))}; this tool reads version "
+                f"{source} has version {shown(doc.get('version'))}; this tool reads version "
                 f"{VERSION}",
                 hint="write the file again with this version of supermesh",
             )
@@ -371,7 +303,7 @@ class TreePacking:
             raise InputFileError(f"{source} has neither 'sets' nor 'trees'")
         span = doc.get("span")
         if span is not None:
-            span = _node_list(span, f"{source} span")
+            span = node_list(span, f"{source} span")
             if not span or len(set(span)) != len(span):
                 raise InputFileError(
                     f"{source} span must be null or a nonempty list of distinct node ids"
@@ -384,7 +316,7 @@ class TreePacking:
             raise InputFileError(f"{source} stats must be an object")
         method = doc.get("method", "")
         if not isinstance(method, str):
-            raise InputFileError(f"{source} method must be text, not {_shown(method)}")
+            raise InputFileError(f"{source} method must be text, not {shown(method)}")
         return cls(
             topology=doc["topology"],
             direction=doc["direction"],

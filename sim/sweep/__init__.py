@@ -1,8 +1,9 @@
 """Grids of simulations (topologies x sizes x algorithms x collectives) as flat rows.
 
 Trees are built once per (topology, algorithm, collective kind) and reused for every size: the
-cache keys are those of :func:`~supermesh.sim.algorithms.run_algorithm` (AllReduce, Broadcast and
-Reduce each have their own trees; ReduceScatter and AllGather share their root sets).
+cache keys are those :func:`~supermesh.sim.algorithms.run_algorithm` looks up
+(:func:`~supermesh.sim.tree_sets.trees_key`: AllReduce, Broadcast and Reduce each have their own
+trees; ReduceScatter and AllGather share their root sets).
 :func:`build_trees` builds what a list of cases needs, one task per topology; with ``workers``
 above 1 the topologies run in parallel in local processes (:mod:`supermesh.parallel`), and so do
 the simulations in :func:`run_sweep`. The rows do not depend on the number of workers.
@@ -23,7 +24,6 @@ _EXPORTS: dict[str, str] = {
     "ROW_FIELDS": "supermesh.sim.sweep.cases",
     "SweepCase": "supermesh.sim.sweep.cases",
     "sweep_cases": "supermesh.sim.sweep.cases",
-    "tree_key": "supermesh.sim.sweep.cases",
     "build_trees": "supermesh.sim.sweep.trees",
     "checkpoint_path": "supermesh.sim.sweep.checkpoint",
     "checkpoint_rows": "supermesh.sim.sweep.checkpoint",

@@ -1,16 +1,14 @@
-"""The points of a sweep, the columns of its rows, and the key of the trees each point needs."""
+"""The points of a sweep and the columns of its rows."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from supermesh.sim.algorithms import TREE_ALGORITHMS
 from supermesh.sim.collectives import check_collective
 from supermesh.topologies import build, compute_nodes
 
-__all__ = ["ROW_FIELDS", "SweepCase", "by_topology", "sweep_cases", "tree_key"]
+__all__ = ["ROW_FIELDS", "SweepCase", "by_topology", "sweep_cases"]
 
 ROW_FIELDS = (
     "topology",
@@ -71,24 +69,6 @@ def sweep_cases(
                 for nbytes in totals:
                     cases.append(SweepCase(spec, check_collective(collective), algorithm, nbytes))
     return cases
-
-
-def tree_key(case: SweepCase) -> tuple[Any, ...] | None:
-    """The cache key of the trees a case needs (``None`` for a baseline without trees).
-
-    The same key :func:`~supermesh.sim.algorithms.run_algorithm` looks up.
-
-    Examples
-    --------
-    >>> tree_key(SweepCase("smbi:4x4", "allgather", "pipeline", 1))
-    ('trees', 'smbi:4x4', 'pipeline', 'sets', None)
-    >>> tree_key(SweepCase("mesh:4x4", "allgather", "multitree", 1)) is None
-    True
-    """
-    if case.algorithm not in TREE_ALGORITHMS:
-        return None
-    kind = case.collective if case.collective in ("allreduce", "broadcast", "reduce") else "sets"
-    return ("trees", case.spec, case.algorithm, kind, None)
 
 
 def by_topology(cases: Sequence[SweepCase]) -> dict[str, list[int]]:

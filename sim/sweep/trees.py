@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from supermesh.errors import SupermeshError
-from supermesh.sim.algorithms import phase_trees_for, trees_key
-from supermesh.sim.sweep.cases import SweepCase, by_topology, tree_key
+from supermesh.sim.defaults import TREE_ALGORITHMS
+from supermesh.sim.sweep.cases import SweepCase, by_topology
+from supermesh.sim.tree_sets import phase_trees_for, trees_key
 from supermesh.topologies import build, compute_nodes
 
 __all__ = ["build_trees", "open_sweep_executor"]
@@ -32,16 +33,12 @@ def _tree_job(job: _TreeJob) -> tuple[dict[Any, Any], float, dict[Any, str]]:
     start = time.perf_counter()
     built: dict[Any, Any] = {}
     errors: dict[Any, str] = {}
-    G = None
-    for case in job.cases:
-        key = tree_key(case)
-        if key is None or key in errors:
+    G = build(job.spec)
+    for case in job.cases:  # each needs trees (build_trees)
+        key = trees_key(G, case.algorithm, case.collective)
+        if key in built or key in errors:
             continue
         try:
-            G = build(job.spec) if G is None else G
-            key = trees_key(G, case.algorithm, case.collective)  # one-way RS: in-trees apart
-            if key in built:
-                continue
             built[key] = phase_trees_for(
                 G, case.algorithm, case.collective, time_limit=job.time_limit, fast=job.fast
             )
@@ -52,7 +49,7 @@ def _tree_job(job: _TreeJob) -> tuple[dict[Any, Any], float, dict[Any, str]]:
 
 def _tree_work(job: _TreeJob) -> tuple[bool, int]:
     """A guess of a job's work: root sets (one tree per chiplet) first, then by size."""
-    sets = any((tree_key(c) or ("",) * 4)[3] == "sets" for c in job.cases)
+    sets = any(c.collective in ("reducescatter", "allgather") for c in job.cases)
     return sets, len(compute_nodes(build(job.spec)))
 
 
@@ -80,7 +77,8 @@ def build_trees(
     time_limit : float
         CP-SAT seconds per tree set.
     cache : dict, optional
-        Filled with the trees under :func:`tree_key`; keys already there are not rebuilt.
+        Filled with the trees under :func:`~supermesh.sim.tree_sets.trees_key`; keys already
+        there are not rebuilt.
     workers : int
         Local processes; topologies are independent tasks (``1``: in this process).
     fast : bool
@@ -108,7 +106,11 @@ def build_trees(
     cache = {} if cache is None else cache
     jobs = []
     for spec, idx in by_topology(list(cases)).items():
-        need = tuple(c for c in (cases[i] for i in idx) if (k := tree_key(c)) and k not in cache)
+        tree_cases = [cases[i] for i in idx if cases[i].algorithm in TREE_ALGORITHMS]
+        if not tree_cases:  # baselines only: nothing to build (nor a topology to read)
+            continue
+        G = build(spec)
+        need = tuple(c for c in tree_cases if trees_key(G, c.algorithm, c.collective) not in cache)
         if need:
             jobs.append(_TreeJob(spec, need, time_limit, fast))
     jobs.sort(key=_tree_work, reverse=True)  # longest first: the workers finish together

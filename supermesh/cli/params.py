@@ -1,6 +1,6 @@
 """``--preset``, ``--set`` and ``--list-params``: the simulator's constants on the command line.
 
-Every parameter has a type, a range and a unit (:data:`supermesh.sim.presets.PARAMETERS`,
+Every parameter has a type, a range and a unit (:data:`supermesh.sim.parameters.PARAMETERS`,
 checked in one place); ``--list-params`` prints them with both presets' values, so ``--help``
 need not repeat them.
 """
@@ -38,7 +38,8 @@ def parameter_lines() -> list[str]:
     >>> lines[0].split()[:4], max(map(len, lines)) <= 80
     (['parameter', 'accepts', 'unit', 'booksim'], True)
     """
-    from supermesh.sim.presets import PARAMETERS, PRESETS
+    from supermesh.sim.parameters import PARAMETERS
+    from supermesh.sim.presets import PRESETS
 
     row = "{:<23} {:<24} {:<9} {:>9} {:>9}"
     lines = [row.format("parameter", "accepts", "unit", *PRESETS)]

@@ -28,13 +28,8 @@ from supermesh.cli.params import preset_options
 from supermesh.cli.values import Size
 from supermesh.errors import InputFileError, SpecError
 from supermesh.sim import SIM_COLLECTIVES, SimResult
-from supermesh.sim.algorithms import (
-    ALGORITHMS,
-    TECCL,
-    THROUGHPUT,
-    TREE_ALGORITHMS,
-    run_algorithm,
-)
+from supermesh.sim.algorithms import run_algorithm
+from supermesh.sim.defaults import ALGORITHMS, TECCL, THROUGHPUT, TREE_ALGORITHMS
 from supermesh.sim.energy import ENERGY_MODELS, energy_model_from_text
 from supermesh.sim.presets import params_from_text
 from supermesh.trees.model import TreePacking, read_packing

@@ -40,9 +40,9 @@ from supermesh.cli.values import SizeList
 from supermesh.errors import InputFileError, SpecError
 from supermesh.export.formats import format_for
 from supermesh.export.table import rows_csv
-from supermesh.sim.algorithms import ALGORITHMS
 from supermesh.sim.collectives import SIM_COLLECTIVES
 from supermesh.sim.compare import COMPARE_FIELDS, add_speedups
+from supermesh.sim.defaults import ALGORITHMS
 from supermesh.sim.energy import energy_model_from_text
 from supermesh.sim.presets import SimParams, params_from_text
 from supermesh.sim.sweep import (

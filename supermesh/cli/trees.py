@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import Counter
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 import networkx as nx
-from rich.table import Table
 
 from supermesh.cli import EXIT_FINDINGS
 from supermesh.cli.common import (
@@ -22,8 +21,6 @@ from supermesh.cli.common import (
     figure_data,
     load_spec,
     status,
-    stdout_console,
-    wrapped,
     write_outputs,
 )
 from supermesh.cli.options import (
@@ -37,12 +34,13 @@ from supermesh.cli.options import (
     refuse_unused,
     time_limit_option,
 )
+from supermesh.cli.tree_tables import print_root_sets, print_throughput, print_trees
 from supermesh.cli.values import Integer, OutputPath, Real
 from supermesh.errors import SpecError
-from supermesh.trees.bounds.explain import packing_proof
 from supermesh.trees.model import TreePacking
 from supermesh.trees.packing.methods import METHODS, pack_by_method
-from supermesh.units import plural
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _METHODS = (*METHODS, "paper", "colgen")
 _ROOTS_HERE = " Here: one set [default: corners]; not with --method tto."
@@ -65,30 +63,6 @@ _ROOT_SETS_HELP = (
     "then sets the partition search's work budget (CP-SAT work worth that many seconds, so the "
     "answer repeats under any load)."
 )
-
-
-def _print_human(p: TreePacking, lower: list[int | None]) -> None:
-    out = stdout_console()
-    if p.status == "infeasible":
-        out.print(f"{p.topology}: status infeasible: no such trees exist.", markup=False)
-        out.print(packing_proof(p), markup=False)
-        out.print(json.dumps(p.certificate), markup=False)
-        return
-    table = Table(title=f"{p.topology}: {plural(len(p.trees), p.direction + '-tree')} ({p.method})")
-    for col in ("tree", "root", "height", "lower bound (ecc)", "arcs"):
-        table.add_column(col, justify="right")
-    for i, (t, lb) in enumerate(zip(p.trees, lower, strict=True)):
-        table.add_row(str(i), str(t.root), str(t.height), str(lb), str(len(t.arcs)))
-    out.print(table)
-    gap = (p.objective or 0) - (p.lower_bound or 0)
-    line = f"status {p.status}: max height {p.objective}, lower bound {p.lower_bound}"
-    if p.status == "optimal":
-        line += " (proven)"
-    elif gap:
-        line += f" (gap {gap})"
-    if p.stats.get("wall_time") is not None:
-        line += f"; {p.stats['wall_time']:.2f} s"
-    out.print(line, markup=False)
 
 
 def run_root_sets(
@@ -165,120 +139,43 @@ def run_throughput(
     )
 
 
-def _print_throughput(p: TreePacking) -> None:
-    out = stdout_console()
-    st = p.stats
-    if p.status == "infeasible":
-        out.print(f"{p.topology}: status infeasible: no such trees exist.", markup=False)
-        out.print(packing_proof(p), markup=False)
-        out.print(json.dumps(p.certificate), markup=False)
-        return
-    counts = Counter(t.root for t in p.trees)
-    per_rank = f"{min(counts.values())}" + (
-        f" to {max(counts.values())}" if min(counts.values()) != max(counts.values()) else ""
-    )
-    cut = st["bound_certificate"]
-    shown = ", ".join(map(str, cut["set"][:8])) + (", ..." if len(cut["set"]) > 8 else "")
-    verb = "leaving" if cut.get("direction") == "leaving" else "entering"
-    lines = [
-        f"{p.topology} {st['collective']}: {plural(len(p.trees), p.direction + '-tree')}, "
-        f"all at once ({p.method}), {per_rank} per rank",
-        f"cut bound      {st['optimum']} = {float(st['optimum_float']):.4f} links "
-        f"(set {{{shown}}}: bandwidth {cut['bandwidth']} {verb}, {cut['ranks_outside']} of "
-        f"{cut['ranks']} ranks outside)",
-        f"rate reached   {st['algbw_links']} = {float(st['algbw_float']):.4f} links "
-        f"({100 * st['rate_fraction']:.2f}% of the bound)",
-        f"max height     {p.objective} (lower bound {p.lower_bound}, eccentricity bound "
-        f"{st['eccentricity_bound']})"
-        + (": proven minimal" if p.objective == p.lower_bound else ""),
-    ]
-    if "construction" in st:
-        built = st["construction"]
-        proof = "proven minimal" if p.objective == p.lower_bound else "not proven minimal"
-        lines.append(
-            f"construction   {built['name']}, {built['trees_per_root']} trees per rank: rate "
-            f"proven (loads recounted, busiest arc {built['max_load']} shares); height {proof}"
-        )
-    if "parts" in st:
-        info = st["parts"]
-        lines.append(
-            f"parts          {info['parts']} equal parts per rank, busiest link carries "
-            f"{info['max_load']} trees (bound {info['load_bound']})"
-        )
-    for line in lines:
-        out.print(wrapped(line), markup=False)
-    table = Table(title="rate per height cap (the knob: --max-height, --min-rate, --root-slack)")
-    table.add_column("max height cap", justify="right")
-    table.add_column("rate / bound", justify="right")
-    for row in st.get("tradeoff", []):
-        table.add_row(str(row["max_height"]), f"{100 * row['rate_fraction']:.2f}%")
-    out.print(table)
-    out.print(
-        f"status {p.status}: rate {st['algbw_links']} of {st['optimum']}, max height "
-        f"{p.objective}, lower bound {p.lower_bound}; {st.get('wall_time', 0):.2f} s",
-        markup=False,
-    )
+_THROUGHPUT_OPTIONS = (
+    click.option(
+        "--collective",
+        type=click.Choice(["allgather", "reducescatter"]),
+        default=None,
+        help="--throughput: which collective [default: allgather; reducescatter with "
+        "--direction in].",
+    ),
+    click.option(
+        "--parts",
+        "parts_text",
+        default=None,
+        metavar="K|auto",
+        help=f"--throughput: K equal parts per rank (1 to {MAX_PARTS}, one tree each) instead of "
+        "exact LP shares.",
+    ),
+    click.option(
+        "--min-rate",
+        type=Real(0.0, 1.0, low_open=True),
+        default=1.0,
+        show_default=True,
+        help="--throughput: accept this fraction of the optimal rate (0 < X <= 1) for lower trees.",
+    ),
+    click.option(
+        "--root-slack",
+        type=Integer(0, 100_000),
+        default=None,
+        help="--throughput: cap each tree at its root's eccentricity plus this.",
+    ),
+)
 
 
-def _joined(values: Any) -> str:
-    return ",".join("-" if v is None else str(v) for v in values)
-
-
-def _print_root_sets(p: TreePacking) -> None:
-    out = stdout_console()
-    if p.status == "infeasible":
-        c: dict[str, Any] = p.certificate or {}
-        out.print(f"{p.topology}: status infeasible: no such root sets exist.", markup=False)
-        out.print(f"Proof: {c['reason']}." if "reason" in c else packing_proof(p), markup=False)
-        out.print(json.dumps(c), markup=False)
-        return
-    st = p.stats
-    paper: dict[str, Any] = st.get("paper") or {}
-    theirs = paper.get("sets") or []
-    title = (
-        f"{p.topology}: {plural(len(p.sets), 'root set')} of "
-        f"{plural(st['k'], p.direction + '-tree')} ({p.method})"
-    )
-    table = Table(title=title)
-    for col in ("set", "roots", "heights", "max", "bound", "paper's roots", "max", "alg. 1"):
-        table.add_column(col, justify="right")
-    for i, ts in enumerate(p.sets):
-        row = [str(i), _joined(ts.roots), _joined(t.height for t in ts.trees), str(ts.height)]
-        row.append(str(ts.lower_bound))
-        if i < len(theirs):  # each side in its own running order
-            alg1 = paper["algorithm1"][i]
-            row += [_joined(theirs[i]), _joined([paper["heights"][i]])]
-            row.append("stuck" if alg1 is None else str(alg1))
-        table.add_row(*row)
-    out.print(table)
-    out.print(
-        wrapped(
-            f"total (sum of set heights) {st['total']}, lower bound {st['total_lower_bound']}: "
-            f"partition {st['partition']}, heights {st['heights']}"
-        ),
-        markup=False,
-    )
-    steps = f"pipeline (1 chunk per tree, sets in running order): {st['pipeline_steps']} steps"
-    if paper:
-        stuck = paper["algorithm1_stuck"]
-        alg1 = (
-            f"total {paper['algorithm1_total']}, {paper['algorithm1_pipeline_steps']} steps"
-            if not stuck
-            else f"stuck on {stuck} of {len(theirs)} sets"
-        )
-        taller = {True: "no", False: "yes", None: "-"}[paper.get("no_set_taller")]
-        out.print(
-            wrapped(
-                f"paper's rule: total {paper['total']} with the same packer (a set of ours "
-                f"taller than the paper's of the same rank: {taller}); with its Algorithm 1 "
-                f"trees: {alg1}"
-            ),
-            markup=False,
-        )
-        steps += f"; paper's rule in its order: {paper['pipeline_steps']} steps"
-    out.print(wrapped(steps), markup=False)
-    line = f"status {p.status}: max height {p.objective}, lower bound {p.lower_bound}"
-    out.print(line + f"; {st.get('wall_time', 0):.2f} s", markup=False)
+def _throughput_options(command: F) -> F:
+    """The options of ``--throughput`` alone (refused without it), in their ``--help`` order."""
+    for option in reversed(_THROUGHPUT_OPTIONS):
+        command = option(command)
+    return command
 
 
 @click.command(epilog=SPEC_HELP)
@@ -287,33 +184,7 @@ def _print_root_sets(p: TreePacking) -> None:
 @click.option("--roots", "roots_text", default=None, help=ROOTS_HELP + _ROOTS_HERE)
 @click.option("--root-sets", "root_sets_flag", is_flag=True, help=_ROOT_SETS_HELP)
 @click.option("--throughput", "throughput_flag", is_flag=True, help=_THROUGHPUT_HELP)
-@click.option(
-    "--collective",
-    type=click.Choice(["allgather", "reducescatter"]),
-    default=None,
-    help="--throughput: which collective [default: allgather; reducescatter with --direction in].",
-)
-@click.option(
-    "--parts",
-    "parts_text",
-    default=None,
-    metavar="K|auto",
-    help=f"--throughput: K equal parts per rank (1 to {MAX_PARTS}, one tree each) instead of "
-    "exact LP shares.",
-)
-@click.option(
-    "--min-rate",
-    type=Real(0.0, 1.0, low_open=True),
-    default=1.0,
-    show_default=True,
-    help="--throughput: accept this fraction of the optimal rate (0 < X <= 1) for lower trees.",
-)
-@click.option(
-    "--root-slack",
-    type=Integer(0, 100_000),
-    default=None,
-    help="--throughput: cap each tree at its root's eccentricity plus this.",
-)
+@_throughput_options
 @click.option(
     "--k",
     "k",
@@ -402,7 +273,7 @@ def trees(
     if roots_text is not None:
         roots_text = check_roots(roots_text)
     if draw:
-        from supermesh.draw.common import figure_format
+        from supermesh.draw.files import figure_format
 
         figure_format(draw)  # a bad extension fails before any solving
     with status(f"trees on {spec}: solving", quiet or as_json):
@@ -439,11 +310,11 @@ def trees(
     if as_json:
         emit_json(doc)
     elif throughput_flag:
-        _print_throughput(packing)
+        print_throughput(packing)
     elif root_sets_flag:
-        _print_root_sets(packing)
+        print_root_sets(packing)
     else:
         roots = [t.root for t in packing.trees]
-        _print_human(packing, root_eccentricities(G, roots, direction, packing.span))
+        print_trees(packing, root_eccentricities(G, roots, direction, packing.span))
     if packing.status == "infeasible":
         sys.exit(EXIT_FINDINGS)

@@ -10,15 +10,10 @@ trade-off :func:`draw_tradeoff`, one rank's weighted trees :func:`draw_root_tree
 component (:func:`draw_energy`).
 """
 
-from supermesh.draw.common import (
-    figure_bytes,
-    figure_format,
-    gallery_output,
-    gallery_quick,
-    save_figure,
-)
 from supermesh.draw.curves import draw_speedup, draw_sweep
 from supermesh.draw.energy import draw_energy, energy_bars
+from supermesh.draw.files import figure_bytes, figure_format, save_figure
+from supermesh.draw.gallery import gallery_output, gallery_quick
 from supermesh.draw.link_load import LinkLoads, draw_link_load, link_loads, load_colorbar
 from supermesh.draw.pipeline import Timeline, Transfer, draw_pipeline, pipeline_timeline
 from supermesh.draw.root_sets import draw_root_sets

@@ -1,8 +1,11 @@
-"""Run the gallery: every ``gallery/plot_*.py`` script, each in its own Python process.
+"""The gallery: where each ``gallery/plot_*.py`` script writes its image, and running them all.
+
+Every script runs in its own Python process (:func:`run_gallery`); it asks
+:func:`gallery_output` where to write and :func:`gallery_quick` whether to do less work.
 
 Scripts follow the sphinx-gallery convention (a docstring whose first line is the title, fixed
 seeds, one image each) and write ``<name>.png`` into the folder named by
-:data:`~supermesh.draw.common.GALLERY_DIR_ENV` (default: next to the script).
+:data:`GALLERY_DIR_ENV` (default: next to the script).
 """
 
 from __future__ import annotations
@@ -12,14 +15,50 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from supermesh.draw.common import GALLERY_DIR_ENV, GALLERY_QUICK_ENV
 from supermesh.errors import InputFileError, SupermeshError
 
-__all__ = ["GalleryRun", "find_gallery", "gallery_scripts", "run_gallery", "script_title"]
+__all__ = [
+    "GALLERY_DIR_ENV",
+    "GALLERY_QUICK_ENV",
+    "GalleryRun",
+    "find_gallery",
+    "gallery_output",
+    "gallery_quick",
+    "gallery_scripts",
+    "run_gallery",
+    "script_title",
+]
+
+GALLERY_DIR_ENV = "SUPERMESH_GALLERY_DIR"
+"""Environment variable: the folder gallery scripts write their images to."""
+
+GALLERY_QUICK_ENV = "SUPERMESH_GALLERY_QUICK"
+"""Environment variable: when set to 1, gallery scripts run fewer sizes and shorter solves."""
+
+
+def gallery_output(script: str | Path, argv: Sequence[str] | None = None) -> Path:
+    """Where a gallery script writes its image: ``<dir>/<script name>.png``.
+
+    ``<dir>`` is the first command-line argument, else the folder named by the environment
+    variable :data:`GALLERY_DIR_ENV`, else the script's own folder.
+
+    Examples
+    --------
+    >>> gallery_output("gallery/plot_x.py", ["out"]).as_posix()
+    'out/plot_x.png'
+    """
+    args = list(argv) if argv is not None else sys.argv[1:]
+    folder = args[0] if args else os.environ.get(GALLERY_DIR_ENV) or Path(script).parent
+    return Path(folder) / (Path(script).stem + ".png")
+
+
+def gallery_quick() -> bool:
+    """True when :data:`GALLERY_QUICK_ENV` is ``1``: gallery scripts then do less work."""
+    return os.environ.get(GALLERY_QUICK_ENV, "") == "1"
 
 
 @dataclass(frozen=True)
@@ -123,7 +162,7 @@ def run_gallery(
     only : str, optional
         Run only scripts whose name contains this.
     quick : bool
-        Set :data:`~supermesh.draw.common.GALLERY_QUICK_ENV`: fewer sizes, shorter solves.
+        Set :data:`GALLERY_QUICK_ENV`: fewer sizes, shorter solves.
     timeout : float
         Seconds allowed per script.
     on_start : callable, optional

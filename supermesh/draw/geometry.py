@@ -19,7 +19,8 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PatchCollection
 from matplotlib.patches import Polygon, Rectangle
 
-from supermesh.draw.common import ARC_STYLES, NODE_STYLES, drawn_class, lighten, trim_path
+from supermesh.draw.common import ARC_STYLES, NODE_STYLES, drawn_class, lighten
+from supermesh.draw.paths import trim_path
 from supermesh.draw.topology import _STRAIGHT, Route, _lanes, _route, _route_points, node_boxes
 from supermesh.topologies.model import Arc
 

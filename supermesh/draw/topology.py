@@ -19,12 +19,10 @@ from supermesh.draw.common import (
     NODE_STYLES,
     ArcStyle,
     arc_label,
-    curved_path,
     drawn_class,
     new_figure,
-    s_path,
-    trim_path,
 )
+from supermesh.draw.paths import curved_path, s_path, trim_path
 from supermesh.topologies.model import arcs
 
 __all__ = ["draw_topology", "node_boxes"]

@@ -6,18 +6,7 @@ import json
 
 import pytest
 
-from supermesh.cli import main
 from supermesh.topologies import build
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(["bound", *args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def entering(spec: str, members) -> int:
@@ -25,8 +14,8 @@ def entering(spec: str, members) -> int:
     return sum(1 for u, v in build(spec).edges() if v in inside and u not in inside)
 
 
-def test_corners_feasible_json(capsys):
-    code, out, _ = run(capsys, "smbi:4x4", "--json")
+def test_corners_feasible_json(run_cli):
+    code, out, _ = run_cli("bound", "smbi:4x4", "--json")
     assert code == 0
     doc = json.loads(out)
     assert doc["roots"] == [0, 3, 15, 12]
@@ -35,8 +24,8 @@ def test_corners_feasible_json(capsys):
     assert doc["certificate"] is None
 
 
-def test_infeasible_exits_one_with_certificate(capsys):
-    code, out, _ = run(capsys, "mesh:5x5", "--roots", "0,4,24", "--json")
+def test_infeasible_exits_one_with_certificate(run_cli):
+    code, out, _ = run_cli("bound", "mesh:5x5", "--roots", "0,4,24", "--json")
     assert code == 1  # a negative answer, as in `trees` and `design`
     doc = json.loads(out)
     assert doc["feasible"] is False
@@ -46,8 +35,8 @@ def test_infeasible_exits_one_with_certificate(capsys):
     assert entering("mesh:5x5", cert["set"]) == cert["entering_arcs"]
 
 
-def test_free_roots_json(capsys):
-    code, out, _ = run(capsys, "smbi:3x3", "--roots", "free", "--json")
+def test_free_roots_json(run_cli):
+    code, out, _ = run_cli("bound", "smbi:3x3", "--roots", "free", "--json")
     assert code == 0
     doc = json.loads(out)
     assert doc["max_trees"] == 5
@@ -59,8 +48,8 @@ def test_free_roots_json(capsys):
     assert sum(cert["entering_arcs"]) < cert["required"]
 
 
-def test_repeated_roots_and_in_direction(capsys):
-    code, out, _ = run(capsys, "smbi:4x4", "--roots", "5,5,5,5", "--direction", "in", "--json")
+def test_repeated_roots_and_in_direction(run_cli):
+    code, out, _ = run_cli("bound", "smbi:4x4", "--roots", "5,5,5,5", "--direction", "in", "--json")
     assert code == 0
     doc = json.loads(out)
     assert doc["roots"] == [5, 5, 5, 5]
@@ -68,31 +57,31 @@ def test_repeated_roots_and_in_direction(capsys):
     assert doc["feasible"] is True
 
 
-def test_human_output_states_answer_and_proof(capsys):
-    code, out, _ = run(capsys, "mesh:4x4")
+def test_human_output_states_answer_and_proof(run_cli):
+    code, out, _ = run_cli("bound", "mesh:4x4")
     assert code == 1
     assert "do NOT fit" in out
     assert "{0}" in out
     assert "entered by 2 arcs" in out
-    code, out, _ = run(capsys, "smalter:5x5", "--roots", "free")
+    code, out, _ = run_cli("bound", "smalter:5x5", "--roots", "free")
     assert code == 0
     assert "At most 4 trees" in out
     assert "Frank" in out
 
 
-def test_sides_on_odd_smalter_are_ruled_out(capsys):
-    code, out, _ = run(capsys, "smalter:5x5", "--roots", "sides", "--json")
+def test_sides_on_odd_smalter_are_ruled_out(run_cli):
+    code, out, _ = run_cli("bound", "smalter:5x5", "--roots", "sides", "--json")
     assert code == 1
     doc = json.loads(out)
     assert doc["roots"] == [2, 14, 22, 10]
     assert doc["feasible"] is False
 
 
-def test_steiner_span_is_marked_inexact(capsys):
-    code, out, _ = run(capsys, "mesh:3x3,memory=south", "--roots", "free", "--json")
+def test_steiner_span_is_marked_inexact(run_cli):
+    code, out, _ = run_cli("bound", "mesh:3x3,memory=south", "--roots", "free", "--json")
     assert code == 0
     assert json.loads(out)["exact"] is False
-    code, out, _ = run(capsys, "mesh:3x3,memory=south", "--roots", "free")
+    code, out, _ = run_cli("bound", "mesh:3x3,memory=south", "--roots", "free")
     assert "Steiner" in out
 
 
@@ -105,8 +94,8 @@ def test_steiner_span_is_marked_inexact(capsys):
         (["nosuch:4x4"], "nosuch"),
     ],
 )
-def test_bad_input_exits_two(capsys, args, needle):
-    code, out, err = run(capsys, *args)
+def test_bad_input_exits_two(run_cli, args, needle):
+    code, out, err = run_cli("bound", *args)
     assert code == 2
     assert out == ""
     assert err.startswith("error:")

@@ -7,26 +7,15 @@ from collections import Counter
 
 import pytest
 
-from supermesh.cli import main
 from supermesh.topologies import build
 from supermesh.topologies.metrics import arc_connectivity
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(["design", *args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_even_mesh_json_and_files(capsys, tmp_path):
+def test_even_mesh_json_and_files(run_cli, tmp_path):
     out_json = tmp_path / "d.json"
     png = tmp_path / "d.png"
-    code, out, _ = run(
-        capsys, "mesh:4x4", "--target-trees", "4", "--json", "-o", str(out_json), "--draw",
+    code, out, _ = run_cli(
+        "design", "mesh:4x4", "--target-trees", "4", "--json", "-o", str(out_json), "--draw",
         str(png),
     )  # fmt: skip
     assert code == 0
@@ -49,20 +38,24 @@ def test_even_mesh_json_and_files(capsys, tmp_path):
     }
 
 
-def test_odd_mesh_infeasible_exit_1_writes_nothing(capsys, tmp_path):
+def test_odd_mesh_infeasible_exit_1_writes_nothing(run_cli, tmp_path):
     target = tmp_path / "d.json"
-    code, out, _ = run(capsys, "mesh:5x5", "--target-trees", "4", "-o", str(target))
+    code, out, _ = run_cli("design", "mesh:5x5", "--target-trees", "4", "-o", str(target))
     assert code == 1
     assert "Infeasible" in out
     assert "alternating sum of the needs must be 0, but it is 4" in out
     assert not target.exists()
 
 
-def test_radix_is_links_plus_one(capsys):
-    code, out, _ = run(capsys, "mesh:5x5", "--target-trees", "4", "--max-radix", "6", "--json")
+def test_radix_is_links_plus_one(run_cli):
+    code, out, _ = run_cli(
+        "design", "mesh:5x5", "--target-trees", "4", "--max-radix", "6", "--json"
+    )
     assert code == 0
     by_radix = json.loads(out)
-    code, out, _ = run(capsys, "mesh:5x5", "--target-trees", "4", "--max-links", "5", "--json")
+    code, out, _ = run_cli(
+        "design", "mesh:5x5", "--target-trees", "4", "--max-links", "5", "--json"
+    )
     by_links = json.loads(out)
     assert by_radix["cost"] == by_links["cost"] == 12
     assert by_radix["ports"]["budget"] == 5
@@ -70,16 +63,16 @@ def test_radix_is_links_plus_one(capsys):
     assert len(by_radix["ports"]["above_base"]) == 4
 
 
-def test_human_output(capsys):
-    code, out, _ = run(capsys, "mesh:6x6", "--target-trees", "4")
+def test_human_output(run_cli):
+    code, out, _ = run_cli("design", "mesh:6x6", "--target-trees", "4")
     assert code == 0
     assert "Optimal: 12 links added (24 arcs), cost 12." in out
     assert "Counting proves the minimum" in out
 
 
-def test_root_sets_and_costs(capsys):
-    code, out, _ = run(
-        capsys, "mesh:4x4", "--target-trees", "4", "--roots", "corners", "--roots", "1,7,14,8",
+def test_root_sets_and_costs(run_cli):
+    code, out, _ = run_cli(
+        "design", "mesh:4x4", "--target-trees", "4", "--roots", "corners", "--roots", "1,7,14,8",
         "--add", "any-parallel", "--cost", "any-parallel=2", "--json",
     )  # fmt: skip
     assert code == 0
@@ -100,8 +93,8 @@ def test_root_sets_and_costs(capsys):
         ["hexamesh:r1", "--target-trees", "3", "--add", "diagonal"],
     ],
 )
-def test_bad_input_exit_2(capsys, args):
-    code, out, err = run(capsys, *args)
+def test_bad_input_exit_2(run_cli, args):
+    code, out, err = run_cli("design", *args)
     assert code == 2
     assert out == ""
     assert err.startswith("error: ")

@@ -6,29 +6,15 @@ import json
 
 import pytest
 
-from supermesh.cli import main
 
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def sim_json(capsys, *args: str) -> dict:
-    code, out, err = run(
-        capsys, "sim", "mesh:2x2", "-a", "ring", "--size", "16KiB", "--json", *args
-    )
+def sim_json(run_cli, *args: str) -> dict:
+    code, out, err = run_cli("sim", "mesh:2x2", "-a", "ring", "--size", "16KiB", "--json", *args)
     assert code == 0, err
     return json.loads(out)
 
 
-def test_sim_json_has_the_breakdown_and_the_flits(capsys):
-    doc = sim_json(capsys, "--no-links")
+def test_sim_json_has_the_breakdown_and_the_flits(run_cli):
+    doc = sim_json(run_cli, "--no-links")
     e = doc["energy"]
     assert e["model"] == "dsent"
     for part in ("router_static", "router_dynamic", "link_static", "link_dynamic", "total"):
@@ -41,21 +27,21 @@ def test_sim_json_has_the_breakdown_and_the_flits(capsys):
     assert doc["energy_joules"] == e["total_joules"]
 
 
-def test_sim_energy_model_changes_only_the_energy(capsys):
-    dsent = sim_json(capsys, "--no-links")
-    paper = sim_json(capsys, "--no-links", "--energy-model", "paper-text")
+def test_sim_energy_model_changes_only_the_energy(run_cli):
+    dsent = sim_json(run_cli, "--no-links")
+    paper = sim_json(run_cli, "--no-links", "--energy-model", "paper-text")
     assert paper["cycles"] == dsent["cycles"]
     assert paper["energy"]["model"] == "paper-text"
     assert paper["energy"]["link_dynamic_joules"] == pytest.approx(24 * 17 * 2048 * 1.75e-12)
     assert paper["energy"]["link_static_joules"] == 0
-    custom = sim_json(capsys, "--no-links", "--energy-model", "dsent,link_pj_per_bit=1")
+    custom = sim_json(run_cli, "--no-links", "--energy-model", "dsent,link_pj_per_bit=1")
     assert custom["energy"]["model"] == "dsent,link_pj_per_bit=1"
     assert custom["energy"]["constants"]["link_pj_per_bit"] == 1
     assert custom["params"]["energy_model"] == "dsent,link_pj_per_bit=1"
 
 
-def test_sim_table_shows_the_components(capsys):
-    code, out, _ = run(capsys, "sim", "smbi:3x3", "-a", "ring", "--size", "64KiB")
+def test_sim_table_shows_the_components(run_cli):
+    code, out, _ = run_cli("sim", "smbi:3x3", "-a", "ring", "--size", "64KiB")
     assert code == 0
     assert "dsent model" in out
     assert "router static / dynamic" in out
@@ -72,8 +58,8 @@ def test_sim_table_shows_the_components(capsys):
         (["report", "mesh:2x2", "--energy-model", ""], "empty"),
     ],
 )
-def test_a_bad_energy_model_is_one_error_line(capsys, args, message):
-    code, out, err = run(capsys, *args)
+def test_a_bad_energy_model_is_one_error_line(run_cli, args, message):
+    code, out, err = run_cli(*args)
     assert code == 2
     assert out == ""
     first = err.splitlines()[0]
@@ -83,10 +69,9 @@ def test_a_bad_energy_model_is_one_error_line(capsys, args, message):
     assert "Traceback" not in err
 
 
-def test_sweep_rows_carry_the_components(capsys, tmp_path):
+def test_sweep_rows_carry_the_components(run_cli, tmp_path):
     path = tmp_path / "rows.csv"
-    code, out, err = run(
-        capsys,
+    code, out, err = run_cli(
         "sweep",
         "smbi:3x3",
         "--sizes",
@@ -111,9 +96,9 @@ def test_sweep_rows_carry_the_components(capsys, tmp_path):
     assert {"flits", *(f"{p}_joules" for p in parts)} <= set(header)
 
 
-def test_report_shows_the_energy_ratio_next_to_the_speedup(capsys):
-    code, out, err = run(
-        capsys, "report", "smbi:4x4", "mesh:4x4", "--no-design", "--size", "1MiB", "--json"
+def test_report_shows_the_energy_ratio_next_to_the_speedup(run_cli):
+    code, out, err = run_cli(
+        "report", "smbi:4x4", "mesh:4x4", "--no-design", "--size", "1MiB", "--json"
     )
     assert code == 0, err
     doc = json.loads(out)
@@ -127,7 +112,7 @@ def test_report_shows_the_energy_ratio_next_to_the_speedup(capsys):
             smbi[c]["energy_joules"] / mesh[c]["energy_joules"], abs=1e-4
         )
         assert ratios["smbi:4x4"][c] < 1 < speedups["smbi:4x4"][c]
-    code, out, _ = run(capsys, "report", "smbi:4x4", "mesh:4x4", "--no-design", "--size", "1MiB")
+    code, out, _ = run_cli("report", "smbi:4x4", "mesh:4x4", "--no-design", "--size", "1MiB")
     assert code == 0
     assert "x the energy" in out
     assert "dsent energy" in out

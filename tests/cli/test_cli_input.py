@@ -10,19 +10,7 @@ import json
 
 import pytest
 
-from supermesh.cli import main
-
 NINES = "9" * 5000
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_refused(code: int, out: str, err: str, *needles: str) -> None:
@@ -62,13 +50,12 @@ SET_CASES = [
 
 
 @pytest.mark.parametrize(("pair", "message"), SET_CASES)
-def test_set_checks_type_and_range(capsys, pair, message):
-    assert_refused(*run(capsys, "sim", "smbi:4x4", "--set", pair), message)
+def test_set_checks_type_and_range(run_cli, pair, message):
+    assert_refused(*run_cli("sim", "smbi:4x4", "--set", pair), message)
 
 
-def test_set_accepts_typed_values(capsys):
-    code, out, err = run(
-        capsys, "sim", "mesh:2x2", "-a", "ring", "--set", "hop_latency=12", "--set",
+def test_set_accepts_typed_values(run_cli):
+    code, out, err = run_cli("sim", "mesh:2x2", "-a", "ring", "--set", "hop_latency=12", "--set",
         "cut_through=true", "--json", "--no-links",
     )  # fmt: skip
     assert code == 0, err
@@ -77,8 +64,8 @@ def test_set_accepts_typed_values(capsys):
     assert params["cut_through"] is True
 
 
-def test_list_params_names_every_parameter_with_unit_and_range(capsys):
-    code, out, _ = run(capsys, "sim", "--list-params")
+def test_list_params_names_every_parameter_with_unit_and_range(run_cli):
+    code, out, _ = run_cli("sim", "--list-params")
     assert code == 0
     for needle in ("flit_time", "time unit", "> 0", "chunk_bytes", "int 1 .. 2^40", "flits"):
         assert needle in out
@@ -106,8 +93,8 @@ NUMBER_CASES = [
 
 
 @pytest.mark.parametrize(("args", "message"), NUMBER_CASES, ids=lambda v: " ".join(v)[:40])
-def test_every_numeric_option_is_validated_in_its_own_name(capsys, args, message):
-    assert_refused(*run(capsys, *args), message)
+def test_every_numeric_option_is_validated_in_its_own_name(run_cli, args, message):
+    assert_refused(*run_cli(*args), message)
 
 
 SIZE_CASES = [
@@ -126,8 +113,8 @@ SIZE_CASES = [
 
 
 @pytest.mark.parametrize(("args", "message"), SIZE_CASES, ids=lambda v: " ".join(v)[:40])
-def test_sizes_and_lists(capsys, args, message):
-    assert_refused(*run(capsys, *args), message)
+def test_sizes_and_lists(run_cli, args, message):
+    assert_refused(*run_cli(*args), message)
 
 
 SPEC_CASES = [
@@ -145,21 +132,21 @@ SPEC_CASES = [
 
 @pytest.mark.parametrize("spec", SPEC_CASES, ids=lambda s: s[:20])
 @pytest.mark.parametrize("command", ["topo", "bound", "sim"])
-def test_bad_specs_get_a_hint(capsys, command, spec):
-    code, out, err = run(capsys, command, spec)
+def test_bad_specs_get_a_hint(run_cli, command, spec):
+    code, out, err = run_cli(command, spec)
     assert_refused(code, out, err)
     assert len(err) < 400  # a 5,000-digit spec is cut in the message
 
 
 @pytest.mark.parametrize("spec", ["smbi:4X4", "SMBi:4x4", "SMBI:4x4", "Smbi:4X4"])
-def test_specs_are_case_insensitive(capsys, spec):
-    code, out, err = run(capsys, "topo", spec, "--json")
+def test_specs_are_case_insensitive(run_cli, spec):
+    code, out, err = run_cli("topo", spec, "--json")
     assert code == 0, err
     assert json.loads(out)["spec"] == "smbi:4x4"
 
 
-def test_prove_refuses_a_size_in_the_family(capsys):
-    assert_refused(*run(capsys, "prove", "smbi:8x8", "--grids", "4"), "names a size (8x8)")
+def test_prove_refuses_a_size_in_the_family(run_cli):
+    assert_refused(*run_cli("prove", "smbi:8x8", "--grids", "4"), "names a size (8x8)")
 
 
 @pytest.mark.parametrize(
@@ -170,37 +157,37 @@ def test_prove_refuses_a_size_in_the_family(capsys):
         (["sweep", "smbi:4x4", "--csv", "x.csv"], "sweep --csv is now -o/--output"),
     ],
 )
-def test_renamed_options_say_their_new_name(capsys, tmp_path, monkeypatch, args, message):
+def test_renamed_options_say_their_new_name(run_cli, tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
-    assert_refused(*run(capsys, *args), message)
+    assert_refused(*run_cli(*args), message)
     assert list(tmp_path.iterdir()) == []
 
 
-def test_prove_scheduler_must_be_an_address(capsys):
+def test_prove_scheduler_must_be_an_address(run_cli):
     assert_refused(
-        *run(capsys, "prove", "smbi", "--grids", "4", "--scheduler", "not a url"),
+        *run_cli("prove", "smbi", "--grids", "4", "--scheduler", "not a url"),
         "is not a scheduler address",
     )
 
 
-def test_missing_collective_is_one_line(capsys):
-    assert_refused(*run(capsys, "schedule", "smbi:4x4"), "Missing option", "allgather")
+def test_missing_collective_is_one_line(run_cli):
+    assert_refused(*run_cli("schedule", "smbi:4x4"), "Missing option", "allgather")
 
 
-def test_hexamesh_with_memory_gets_compute_roots_by_default(capsys):
+def test_hexamesh_with_memory_gets_compute_roots_by_default(run_cli):
     # once refused with a hint; the defaults now work on every family (issue 14)
-    code, out, err = run(capsys, "trees", "hexamesh:r2,memory=south", "--json")
+    code, out, err = run_cli("trees", "hexamesh:r2,memory=south", "--json")
     assert code == 0, err
     roots = [t["root"] for s in json.loads(out)["sets"] for t in s["trees"]]
     assert len(roots) == 4
     assert all(r < 19 for r in roots)  # r2: 19 compute chiplets, then the memory chiplets
 
 
-def test_hexamesh_corner_roots_refused_with_a_hint_trees_accepts(capsys):
+def test_hexamesh_corner_roots_refused_with_a_hint_trees_accepts(run_cli):
     # without --roots, trees off the grid packs the most distinct roots that fit (issue 14)
-    code, out, err = run(capsys, "trees", "hexamesh:r2,memory=south")
+    code, out, err = run_cli("trees", "hexamesh:r2,memory=south")
     assert code == 0, err
-    code, out, err = run(capsys, "trees", "hexamesh:r2,memory=south", "--roots", "corners")
+    code, out, err = run_cli("trees", "hexamesh:r2,memory=south", "--roots", "corners")
     assert_refused(code, out, err)
     assert "--roots free" not in err
     assert "--roots 0,3,7" in err or "comma list of node ids" in err
@@ -227,45 +214,44 @@ def test_hexamesh_corner_roots_refused_with_a_hint_trees_accepts(capsys):
     ],
     ids=lambda v: " ".join(v)[:40],
 )
-def test_options_that_would_be_ignored_are_refused(capsys, args, message):
-    assert_refused(*run(capsys, *args), message)
+def test_options_that_would_be_ignored_are_refused(run_cli, args, message):
+    assert_refused(*run_cli(*args), message)
 
 
 @pytest.mark.parametrize(
     "roots", ["0,,3", "a,b", "0;1", "²", "", "corners;free", "0,3,99999999999"]
 )
-def test_one_roots_grammar(capsys, roots):
-    assert_refused(*run(capsys, "bound", "smbi:4x4", "--roots", roots), "--roots")
+def test_one_roots_grammar(run_cli, roots):
+    assert_refused(*run_cli("bound", "smbi:4x4", "--roots", roots), "--roots")
 
 
-def test_roots_sets_with_semicolons_in_sim(capsys):
-    code, out, err = run(
-        capsys, "sim", "smbi:4x4", "-c", "allgather", "--roots",
+def test_roots_sets_with_semicolons_in_sim(run_cli):
+    code, out, err = run_cli("sim", "smbi:4x4", "-c", "allgather", "--roots",
         "0,3,12,15;1,2,13,14;4,7,8,11;5,6,9,10", "--json", "--no-links",
     )  # fmt: skip
     assert code == 0, err
     assert json.loads(out)["meta"]["sets"] == 4
 
 
-def test_sweep_checks_every_spec_before_running(capsys, tmp_path):
+def test_sweep_checks_every_spec_before_running(run_cli, tmp_path):
     out_csv = tmp_path / "k.csv"
-    code, out, err = run(capsys, "sweep", "mesh:3x3", "nosuch:3x3", "-o", str(out_csv))
+    code, out, err = run_cli("sweep", "mesh:3x3", "nosuch:3x3", "-o", str(out_csv))
     assert_refused(code, out, err, "unknown topology 'nosuch'")
     assert not out_csv.exists()
 
 
-def test_size_in_decimal_units_is_shown_as_typed(capsys):
-    code, out, err = run(capsys, "sim", "mesh:2x2", "-a", "ring", "--size", "4mb")
+def test_size_in_decimal_units_is_shown_as_typed(run_cli):
+    code, out, err = run_cli("sim", "mesh:2x2", "-a", "ring", "--size", "4mb")
     assert code == 0, err
     assert "4MB" in out  # 4,000,000 bytes, not 3906.25KiB
     assert "3906" not in out
 
 
-def test_bound_exits_one_on_a_negative_answer(capsys):
-    code, out, _ = run(capsys, "bound", "mesh:4x4", "--roots", "0,3,15")
+def test_bound_exits_one_on_a_negative_answer(run_cli):
+    code, out, _ = run_cli("bound", "mesh:4x4", "--roots", "0,3,15")
     assert code == 1
     assert "do NOT fit" in out
-    code, _, _ = run(capsys, "bound", "mesh:4x4", "--roots", "free")
+    code, _, _ = run_cli("bound", "mesh:4x4", "--roots", "free")
     assert code == 0  # a count is an answer, not a refusal
 
 
@@ -277,35 +263,35 @@ def test_bound_exits_one_on_a_negative_answer(capsys):
         ["sim", "smbi:4x4", "--trees", "nonexist.json"],
     ],
 )
-def test_missing_files_get_a_hint(capsys, tmp_path, monkeypatch, args):
+def test_missing_files_get_a_hint(run_cli, tmp_path, monkeypatch, args):
     monkeypatch.chdir(tmp_path)
-    assert_refused(*run(capsys, *args), "nonexist.json")
+    assert_refused(*run_cli(*args), "nonexist.json")
 
 
-def test_a_topology_file_with_a_dangling_arc_gets_a_hint(capsys, tmp_path):
-    _, out, _ = run(capsys, "topo", "mesh:2x2", "--json")
+def test_a_topology_file_with_a_dangling_arc_gets_a_hint(run_cli, tmp_path):
+    _, out, _ = run_cli("topo", "mesh:2x2", "--json")
     doc = json.loads(out)
     doc["arcs"].append({"src": 0, "dst": 77, "key": 0, "cls": "mesh"})
     path = tmp_path / "dangling.json"
     path.write_text(json.dumps(doc))
-    assert_refused(*run(capsys, "topo", str(path)), "names a node that does not exist")
+    assert_refused(*run_cli("topo", str(path)), "names a node that does not exist")
 
 
 @pytest.mark.parametrize("value", [-1.0, 0.0, 1e400])
-def test_a_topology_file_with_a_bad_bandwidth_is_refused(capsys, tmp_path, value):
-    _, out, _ = run(capsys, "topo", "mesh:2x2", "--json")
+def test_a_topology_file_with_a_bad_bandwidth_is_refused(run_cli, tmp_path, value):
+    _, out, _ = run_cli("topo", "mesh:2x2", "--json")
     text = out.replace('"bandwidth": 1.0', f'"bandwidth": {value!r}', 1)
     path = tmp_path / "bandwidth.json"
     path.write_text(text.replace("inf", "1e400"))
-    code, out, err = run(capsys, "sim", str(path), "-a", "ring")
+    code, out, err = run_cli("sim", str(path), "-a", "ring")
     assert_refused(code, out, err)
     assert "bandwidth" in err or "too large" in err
 
 
-def test_input_format_takes_any_case(capsys, tmp_path):
+def test_input_format_takes_any_case(run_cli, tmp_path):
     path = tmp_path / "chip.txt"  # an extension that names no format
-    assert run(capsys, "topo", "mesh:2x2", "-o", str(path), "--format", "dot")[0] == 0
-    code, out, err = run(capsys, "topo", str(path), "--input-format", "DOT", "--json")
+    assert run_cli("topo", "mesh:2x2", "-o", str(path), "--format", "dot")[0] == 0
+    code, out, err = run_cli("topo", str(path), "--input-format", "DOT", "--json")
     assert code == 0, err
     assert len(json.loads(out)["nodes"]) == 4
-    assert_refused(*run(capsys, "topo", str(path), "--input-format", "xml"), "--input-format")
+    assert_refused(*run_cli("topo", str(path), "--input-format", "xml"), "--input-format")

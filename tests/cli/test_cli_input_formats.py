@@ -8,24 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from supermesh.cli import main
-
 DATA = Path(__file__).resolve().parents[1] / "topologies" / "data"
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_bound_on_a_networkx_grid_graphml(capsys):
-    code, out, _ = run(
-        capsys, "bound", str(DATA / "networkx_grid_4x4.graphml"), "--roots", "corners", "--json"
+def test_bound_on_a_networkx_grid_graphml(run_cli):
+    code, out, _ = run_cli(
+        "bound", str(DATA / "networkx_grid_4x4.graphml"), "--roots", "corners", "--json"
     )
     assert code == 1  # a negative answer, with its certificate
     doc = json.loads(out)
@@ -33,33 +21,33 @@ def test_bound_on_a_networkx_grid_graphml(capsys):
     assert doc["certificate"]["entering_arcs"] == 2
 
 
-def test_topo_converts_a_booksim_file_to_json(tmp_path, capsys):
+def test_topo_converts_a_booksim_file_to_json(tmp_path, run_cli):
     out_file = tmp_path / "chip.json"
-    code, _, _ = run(capsys, "topo", str(DATA / "booksim_relay_2x3.anynet"), "-o", str(out_file))
+    code, _, _ = run_cli("topo", str(DATA / "booksim_relay_2x3.anynet"), "-o", str(out_file))
     assert code == 0
     doc = json.loads(out_file.read_text())
     assert len(doc["nodes"]) == 6
     assert len(doc["arcs"]) == 16
 
 
-def test_input_format_for_a_file_without_a_telling_name(tmp_path, capsys):
+def test_input_format_for_a_file_without_a_telling_name(tmp_path, run_cli):
     path = tmp_path / "network.cfg"
     shutil.copy(DATA / "graphviz_chip.gv", path)
-    code, _, err = run(capsys, "topo", str(path), "--json")
+    code, _, err = run_cli("topo", str(path), "--json")
     assert code == 0  # recognised by its first word
-    code, out, _ = run(capsys, "topo", str(path), "--input-format", "dot", "--json")
+    code, out, _ = run_cli("topo", str(path), "--input-format", "dot", "--json")
     assert code == 0
     labels = [n["label"] for n in json.loads(out)["nodes"]]
     assert labels == ["c0", "c1", "c2", "c3", "mem"]
-    code, _, err = run(capsys, "trees", str(path), "--input-format", "anynet")
+    code, _, err = run_cli("trees", str(path), "--input-format", "anynet")
     assert code == 2
     assert "line 1: a line starts with 'router' or 'node', not 'graph'" in err
 
 
-def test_a_bad_file_gets_one_error_line_with_its_line(tmp_path, capsys):
+def test_a_bad_file_gets_one_error_line_with_its_line(tmp_path, run_cli):
     path = tmp_path / "bad.graphml"
     path.write_text('<graphml>\n<graph>\n<edge source="a" target="b"/>\n</graph>\n</graphml>\n')
-    code, out, err = run(capsys, "sim", str(path))
+    code, out, err = run_cli("sim", str(path))
     assert code == 2
     assert out == ""
     lines = err.splitlines()
@@ -70,7 +58,7 @@ def test_a_bad_file_gets_one_error_line_with_its_line(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("command", ["topo", "bound", "trees", "schedule", "sim", "design"])
-def test_every_command_that_reads_a_topology_has_the_option(capsys, command):
-    code, out, _ = run(capsys, command, "--help")
+def test_every_command_that_reads_a_topology_has_the_option(run_cli, command):
+    code, out, _ = run_cli(command, "--help")
     assert code == 0
     assert "--input-format [json|graphml|dot|anynet]" in out

@@ -7,23 +7,12 @@ import json
 import pytest
 
 import supermesh.report as report_module
-from supermesh.cli import main
 from supermesh.errors import SupermeshError
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_one_way_router_and_mesh_report_numbers(capsys) -> None:
-    code, out, err = run(
-        capsys, "report", "smuni:4x4", "cmesh:4x4", "mesh:4x4", "--no-design", "--json"
+def test_one_way_router_and_mesh_report_numbers(run_cli) -> None:
+    code, out, err = run_cli(
+        "report", "smuni:4x4", "cmesh:4x4", "mesh:4x4", "--no-design", "--json"
     )
     assert code == 0, err
     doc = json.loads(out)
@@ -36,12 +25,12 @@ def test_one_way_router_and_mesh_report_numbers(capsys) -> None:
     assert doc["speedups_vs_tacos"]["smuni:4x4"]["allreduce"] is None
 
 
-def test_a_failed_part_exits_1_with_its_error(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_part_exits_1_with_its_error(run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(G, time_limit):
         raise SupermeshError("the design search broke", hint="try again")
 
     monkeypatch.setattr(report_module, "_design_part", broken)
-    code, out, err = run(capsys, "report", "mesh:3x3", "--no-sim")
+    code, out, err = run_cli("report", "mesh:3x3", "--no-sim")
     assert code == 1
     assert "Topology" in out  # the rest of the report is printed
     assert err.splitlines() == [

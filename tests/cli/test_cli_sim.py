@@ -8,18 +8,7 @@ import json
 import pytest
 from _sim_trees import corner_trees
 
-from supermesh.cli import main
 from supermesh.trees.model import TreePacking, TreeSet
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
@@ -38,10 +27,8 @@ def tree_file(tmp_path):
     return str(path)
 
 
-def test_sim_json_with_tree_file(capsys, tree_file):
-    code, out, err = run(
-        capsys, "sim", "smbi:4x4", "--trees", tree_file, "--size", "4MiB", "--json"
-    )
+def test_sim_json_with_tree_file(run_cli, tree_file):
+    code, out, err = run_cli("sim", "smbi:4x4", "--trees", tree_file, "--size", "4MiB", "--json")
     assert code == 0, err
     doc = json.loads(out)
     for key in (
@@ -62,9 +49,9 @@ def test_sim_json_with_tree_file(capsys, tree_file):
     assert len(doc["timeseries"]["t"]) == len(doc["timeseries"]["utilization"]) > 0
 
 
-def test_sim_paper_preset_reports_seconds(capsys, tree_file):
-    code, out, _ = run(
-        capsys, "sim", "smbi:4x4", "--trees", tree_file, "--preset", "paper", "--json", "--no-links"
+def test_sim_paper_preset_reports_seconds(run_cli, tree_file):
+    code, out, _ = run_cli(
+        "sim", "smbi:4x4", "--trees", tree_file, "--preset", "paper", "--json", "--no-links"
     )
     assert code == 0
     doc = json.loads(out)
@@ -76,15 +63,15 @@ def test_sim_paper_preset_reports_seconds(capsys, tree_file):
     assert "links" not in doc
 
 
-def test_sim_overrides_and_table(capsys, tree_file):
-    code, out, _ = run(capsys, "sim", "smbi:4x4", "--trees", tree_file, "--set", "drain=0")
+def test_sim_overrides_and_table(run_cli, tree_file):
+    code, out, _ = run_cli("sim", "smbi:4x4", "--trees", tree_file, "--set", "drain=0")
     assert code == 0
     assert "187,840.5 cycles" in out  # the 19-cycle drain removed
     assert "time / bound" in out
 
 
-def test_sim_baseline_needs_no_trees(capsys):
-    code, out, _ = run(capsys, "sim", "mesh:4x4", "-a", "bidir-ring", "-c", "allgather", "--json")
+def test_sim_baseline_needs_no_trees(run_cli):
+    code, out, _ = run_cli("sim", "mesh:4x4", "-a", "bidir-ring", "-c", "allgather", "--json")
     assert code == 0
     doc = json.loads(out)
     assert doc["algorithm"] == "bidir-ring"
@@ -103,23 +90,22 @@ def test_sim_baseline_needs_no_trees(capsys):
         (["-a", "ring", "--trees", "x.json"], "--trees goes with a tree algorithm"),
     ],
 )
-def test_sim_bad_input(capsys, args, message):
-    code, _, err = run(capsys, "sim", "mesh:4x4", *args)
+def test_sim_bad_input(run_cli, args, message):
+    code, _, err = run_cli("sim", "mesh:4x4", *args)
     assert code == 2
     assert message in err
     assert "hint:" in err or "error:" in err
 
 
-def test_sim_tree_file_for_another_topology(capsys, tree_file):
-    code, _, err = run(capsys, "sim", "smbi:5x5", "--trees", tree_file)
+def test_sim_tree_file_for_another_topology(run_cli, tree_file):
+    code, _, err = run_cli("sim", "smbi:5x5", "--trees", tree_file)
     assert code == 2
     assert "holds trees for smbi:4x4" in err
 
 
-def test_sweep_csv_and_json(capsys, tmp_path):
+def test_sweep_csv_and_json(run_cli, tmp_path):
     out_csv = tmp_path / "sweep.csv"
-    code, out, err = run(
-        capsys,
+    code, out, err = run_cli(
         "sweep",
         "mesh:3x3",
         "smbi:3x3",
@@ -138,25 +124,23 @@ def test_sweep_csv_and_json(capsys, tmp_path):
     assert len(rows) == 2 * 2 * 2 * 2
     assert {r["algorithm"] for r in rows} == {"ring", "multitree"}
     assert all(float(r["ratio_to_bound"]) >= 1 for r in rows)
-    code, out, _ = run(
-        capsys, "sweep", "mesh:3x3", "--per-chiplet", "375KiB", "-a", "ring", "--json"
-    )
+    code, out, _ = run_cli("sweep", "mesh:3x3", "--per-chiplet", "375KiB", "-a", "ring", "--json")
     assert code == 0
     doc = json.loads(out)
     assert [r["bytes"] for r in doc["rows"]] == [9 * 375 * 1024]
     assert doc["rows"][0]["error"] is None
 
 
-def test_sweep_reports_a_failing_case_in_its_row(capsys):
-    code, out, _ = run(
-        capsys, "sweep", "mesh:3x3", "--sizes", "1MiB", "-a", "ring", "-c", "broadcast", "--json"
+def test_sweep_reports_a_failing_case_in_its_row(run_cli):
+    code, out, _ = run_cli(
+        "sweep", "mesh:3x3", "--sizes", "1MiB", "-a", "ring", "-c", "broadcast", "--json"
     )
     assert code == 1  # the case failed: a finding, its error in its row
     assert "do not implement" in json.loads(out)["rows"][0]["error"]
 
 
-def test_sweep_table(capsys):
-    code, out, _ = run(capsys, "sweep", "mesh:3x3", "--sizes", "1MiB", "-a", "direct")
+def test_sweep_table(run_cli):
+    code, out, _ = run_cli("sweep", "mesh:3x3", "--sizes", "1MiB", "-a", "direct")
     assert code == 0
     assert "direct" in out
     assert "1MiB" in out

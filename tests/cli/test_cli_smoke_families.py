@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from supermesh.cli import main
-
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 # (row of the README table, smallest spec, a larger spec)
@@ -40,18 +38,8 @@ SIM_COLLECTIVES = ["allreduce", "reducescatter", "allgather", "broadcast", "redu
 PROOF = re.compile(r"entered by|ruled out|certificate|cut", re.IGNORECASE)
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def ok_or_proof(capsys, *args: str) -> str:
-    code, out, err = run(capsys, *args)
+def ok_or_proof(run_cli, *args: str) -> str:
+    code, out, err = run_cli(*args)
     where = " ".join(args)
     assert "Traceback" not in out + err, where
     assert code in (0, 1), f"{where}: exit {code}: {err}"
@@ -71,18 +59,20 @@ def test_every_row_of_the_readme_table_is_covered() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", SPECS)
-def test_every_command_works_from_the_defaults(capsys, tmp_path: Path, spec: str) -> None:
+def test_every_command_works_from_the_defaults(run_cli, tmp_path: Path, spec: str) -> None:
     limit = ("--time-limit", "5")
-    ok_or_proof(capsys, "topo", spec)
-    ok_or_proof(capsys, "bound", spec)
-    ok_or_proof(capsys, "trees", spec, *limit)
+    ok_or_proof(run_cli, "topo", spec)
+    ok_or_proof(run_cli, "bound", spec)
+    ok_or_proof(run_cli, "trees", spec, *limit)
     for collective in SIM_COLLECTIVES:
-        out = ok_or_proof(capsys, "sim", spec, "-c", collective, "--size", "1MiB", "--json", *limit)
+        out = ok_or_proof(
+            run_cli, "sim", spec, "-c", collective, "--size", "1MiB", "--json", *limit
+        )
         assert json.loads(out)["cycles"] > 0
     for collective in ("allreduce", "reducescatter", "allgather"):
         path = tmp_path / f"{collective}.json"
-        ok_or_proof(capsys, "schedule", spec, "-c", collective, "-o", str(path))
-        code, out, err = run(capsys, "verify", str(path))
+        ok_or_proof(run_cli, "schedule", spec, "-c", collective, "-o", str(path))
+        code, out, err = run_cli("verify", str(path))
         assert code == 0, f"verify {spec} {collective}: {out}{err}"
-    out = ok_or_proof(capsys, "report", spec, "--no-design", "--size", "1MiB", "--json", *limit)
+    out = ok_or_proof(run_cli, "report", spec, "--no-design", "--size", "1MiB", "--json", *limit)
     assert json.loads(out)["topologies"][0]["spec"]

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from supermesh.cli import main
 from supermesh.sim.presets import get_preset
 from supermesh.sim.sweep import checkpoint_path, run_sweep, sweep_cases
 
@@ -27,16 +26,6 @@ ROOT = Path(__file__).resolve().parents[2]
 # killed after its first row has work left
 SWEEP = ["sweep", "mesh:3x3", "smbi:4x4", "smalter:4x4", "mesh:4x4", "smbi:3x3"]
 SWEEP += ["--sizes", "64KiB,1MiB", "-a", "pipeline", "--no-compare", "--time-limit", "10"]
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _kill_after_first_row(out: Path) -> int:
@@ -69,22 +58,22 @@ def _kill_after_first_row(out: Path) -> int:
 
 
 @pytest.mark.slow
-def test_a_killed_sweep_started_again_gives_the_rows_of_one_run(capsys, tmp_path):
+def test_a_killed_sweep_started_again_gives_the_rows_of_one_run(run_cli, tmp_path):
     whole = tmp_path / "whole.csv"
-    assert run(capsys, *SWEEP, "-o", str(whole))[0] == 0
+    assert run_cli(*SWEEP, "-o", str(whole))[0] == 0
     assert not checkpoint_path(whole).exists()  # removed once the file is written
 
     out = tmp_path / "rows.csv"
     kept = _kill_after_first_row(out)
     assert 1 <= kept < 10
-    code, _, err = run(capsys, *SWEEP, "-o", str(out))
+    code, _, err = run_cli(*SWEEP, "-o", str(out))
     assert code == 0, err
     assert f"resuming: {kept} row{'s' if kept > 1 else ''} of 10 kept from" in err
     assert out.read_bytes() == whole.read_bytes()
     assert not checkpoint_path(out).exists()
 
 
-def test_a_checkpoint_of_other_settings_is_refused_and_kept(capsys, tmp_path):
+def test_a_checkpoint_of_other_settings_is_refused_and_kept(run_cli, tmp_path):
     out = tmp_path / "rows.csv"
     out.write_text("the rows of an earlier sweep\n")
     ckpt = checkpoint_path(out)
@@ -92,7 +81,7 @@ def test_a_checkpoint_of_other_settings_is_refused_and_kept(capsys, tmp_path):
     run_sweep(cases, get_preset("paper"), time_limit=10, checkpoint=ckpt)  # killed, in effect
     before = ckpt.read_bytes()
     args = ["sweep", "mesh:3x3", "--sizes", "64KiB", "-a", "ring", "--time-limit", "10"]
-    code, _out_text, err = run(capsys, *args, "-o", str(out))  # booksim, not paper
+    code, _out_text, err = run_cli(*args, "-o", str(out))  # booksim, not paper
     assert code == 2
     lines = err.splitlines()
     assert len(lines) == 2, err
@@ -103,15 +92,15 @@ def test_a_checkpoint_of_other_settings_is_refused_and_kept(capsys, tmp_path):
     assert ckpt.read_bytes() == before
     assert out.read_text() == "the rows of an earlier sweep\n"
     # the settings it was made with finish it
-    code, _, err = run(capsys, *args, "--preset", "paper", "-o", str(out))
+    code, _, err = run_cli(*args, "--preset", "paper", "-o", str(out))
     assert code == 0, err
     assert "resuming: 1 row of 1 kept" in err
     assert out.read_text().startswith("topology,")
 
 
-def test_no_checkpoint_beside_a_device(capsys, tmp_path):
+def test_no_checkpoint_beside_a_device(run_cli, tmp_path):
     args = ["sweep", "mesh:2x2", "--sizes", "64KiB", "-a", "ring", "--no-compare", "-q"]
-    code, _out, err = run(capsys, *args, "-o", "/dev/null", "--format", "csv")
+    code, _out, err = run_cli(*args, "-o", "/dev/null", "--format", "csv")
     assert code == 0, err
     assert not checkpoint_path("/dev/null").exists()
 
@@ -126,8 +115,8 @@ def test_no_checkpoint_beside_a_device(capsys, tmp_path):
         (["-o", "/nonexistent/rows.csv"], "does not exist"),
     ],
 )
-def test_where_the_sweep_runs_is_checked_first(capsys, extra, says):
-    code, _out, err = run(capsys, "sweep", "mesh:2x2", "--sizes", "64KiB", "-a", "ring", *extra)
+def test_where_the_sweep_runs_is_checked_first(run_cli, extra, says):
+    code, _out, err = run_cli("sweep", "mesh:2x2", "--sizes", "64KiB", "-a", "ring", *extra)
     assert code == 2
     lines = err.splitlines()
     assert len(lines) == 2, err
@@ -135,32 +124,32 @@ def test_where_the_sweep_runs_is_checked_first(capsys, extra, says):
     assert says in lines[0], err
 
 
-def _rows(capsys, *extra: str) -> list[dict]:
+def _rows(run_cli, *extra: str) -> list[dict]:
     args = ["sweep", "mesh:3x3", "smbi:3x3", "--sizes", "64KiB", "-a", "ring,pipeline"]
-    code, out, err = run(capsys, *args, "--no-compare", "--json", "--time-limit", "10", *extra)
+    code, out, err = run_cli(*args, "--no-compare", "--json", "--time-limit", "10", *extra)
     assert code == 0, err
     rows: list[dict] = json.loads(out)["rows"]
     return rows
 
 
 @pytest.mark.slow
-def test_workers_and_a_dask_cluster_give_the_serial_rows(capsys):
+def test_workers_and_a_dask_cluster_give_the_serial_rows(run_cli):
     from dask import distributed  # in the test extra
 
-    serial = _rows(capsys)
-    assert _rows(capsys, "--workers", "2") == serial
+    serial = _rows(run_cli)
+    assert _rows(run_cli, "--workers", "2") == serial
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
-        assert _rows(capsys, "--scheduler", cluster.scheduler_address) == serial
+        assert _rows(run_cli, "--scheduler", cluster.scheduler_address) == serial
 
 
-def test_the_tables_fit_80_columns_untruncated(capsys):
+def test_the_tables_fit_80_columns_untruncated(run_cli):
     specs = ["partial-smalter:4x4,io=east", "mesh:3x3"]
     wide = ["--sizes", "512MiB", "-c", "reducescatter", "-a", "ring", "--no-compare", "-q"]
     small = ["--sizes", "64KiB", "-c", "reducescatter", "-a", "ring", "-q"]  # with speedups
     for args in (wide, small):
-        code, out, err = run(capsys, "sweep", *specs, *args)
+        code, out, err = run_cli("sweep", *specs, *args)
         assert code == 0, err
         assert max(len(line) for line in out.splitlines()) <= 80, out
         assert "\u2026" not in out  # rich's ellipsis: nothing cut short

@@ -14,7 +14,6 @@ from fractions import Fraction
 
 import pytest
 
-from supermesh.cli import main
 from supermesh.errors import SpecError
 from supermesh.sim import get_preset, run_algorithm
 from supermesh.topologies import build
@@ -27,16 +26,6 @@ from supermesh.trees.schedule.collective import (
 from supermesh.verify import check_packing
 
 MIB = 1 << 20
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # ---------------------------------------------------------------------------- registry
@@ -78,8 +67,8 @@ def test_parts_follow_the_size():
 
 
 # ---------------------------------------------------------------------------- trees CLI
-def test_trees_throughput_human(capsys):
-    code, out, _ = run(capsys, "trees", "mesh:4x4", "--throughput")
+def test_trees_throughput_human(run_cli):
+    code, out, _ = run_cli("trees", "mesh:4x4", "--throughput")
     assert code == 0
     assert "cut bound      32/15" in out
     assert "rate reached   32/15 = 2.1333 links (100.00% of the bound)" in out
@@ -88,10 +77,9 @@ def test_trees_throughput_human(capsys):
     assert "max height cap" in out  # the rate per height cap
 
 
-def test_trees_throughput_json_and_file(capsys, tmp_path):
+def test_trees_throughput_json_and_file(run_cli, tmp_path):
     path = tmp_path / "rs.json"
-    code, out, _ = run(
-        capsys,
+    code, out, _ = run_cli(
         "trees",
         "smbi:4x4",
         "--throughput",
@@ -113,21 +101,21 @@ def test_trees_throughput_json_and_file(capsys, tmp_path):
     )
     assert len(doc["sets"][0]["trees"]) == 16 * 4
     assert check_packing(build("smbi:4x4"), TreePacking.from_json(doc)) == []
-    code, out, _ = run(capsys, "verify", str(path))
+    code, out, _ = run_cli("verify", str(path))
     assert code == 0
     assert "the shares allow 64/15" in out
     doc["stats"]["algbw_links"] = "13/3"  # a little above 64/15
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc))
-    code, out, _ = run(capsys, "verify", str(bad))
+    code, out, _ = run_cli("verify", str(bad))
     assert code == 1
     assert "rate-claim-too-high" in out
 
 
-def test_trees_throughput_infeasible_height(capsys, tmp_path):
+def test_trees_throughput_infeasible_height(run_cli, tmp_path):
     path = tmp_path / "none.json"
-    code, out, _ = run(
-        capsys, "trees", "mesh:4x4", "--throughput", "--max-height", "5", "-o", str(path)
+    code, out, _ = run_cli(
+        "trees", "mesh:4x4", "--throughput", "--max-height", "5", "-o", str(path)
     )
     assert code == 1
     assert "6 hops" in out  # corner to corner
@@ -143,17 +131,16 @@ def test_trees_throughput_infeasible_height(capsys, tmp_path):
         ("--parts", "2"),
     ],
 )
-def test_trees_throughput_bad_options(capsys, args):
-    code, _, err = run(capsys, "trees", "mesh:4x4", *args)
+def test_trees_throughput_bad_options(run_cli, args):
+    code, _, err = run_cli("trees", "mesh:4x4", *args)
     assert code == 2
     assert "hint:" in err
 
 
 # ---------------------------------------------------------------------------- sim
 @pytest.mark.parametrize("preset", ["booksim", "paper"])
-def test_sim_allgather_throughput(capsys, preset):
-    code, out, _ = run(
-        capsys,
+def test_sim_allgather_throughput(run_cli, preset):
+    code, out, _ = run_cli(
         "sim",
         "mesh:4x4",
         "-c",
@@ -193,21 +180,21 @@ def test_sim_bounds_per_algorithm():
     assert ("throughput", "smbi:4x4", "in") in cache  # packings cached per direction
 
 
-def test_sim_tree_file(capsys, tmp_path):
+def test_sim_tree_file(run_cli, tmp_path):
     path = tmp_path / "ag.json"
-    code, _, _ = run(capsys, "trees", "smbi:4x4", "--throughput", "--parts", "4", "-o", str(path))
+    code, _, _ = run_cli("trees", "smbi:4x4", "--throughput", "--parts", "4", "-o", str(path))
     assert code == 0
-    code, out, _ = run(
-        capsys, "sim", "smbi:4x4", "-c", "allgather", "--trees", str(path), "--json", "--no-links"
+    code, out, _ = run_cli(
+        "sim", "smbi:4x4", "-c", "allgather", "--trees", str(path), "--json", "--no-links"
     )
     assert code == 0
     doc = json.loads(out)
     assert doc["algorithm"] == "throughput"  # a weighted file runs all its trees at once
     assert doc["ratio_to_bound"] >= 1.0
-    code, _, err = run(capsys, "sim", "smbi:4x4", "-a", "pipeline", "--trees", str(path))
+    code, _, err = run_cli("sim", "smbi:4x4", "-a", "pipeline", "--trees", str(path))
     assert code == 2
     assert "--algorithm throughput" in err
-    code, _, err = run(capsys, "sim", "smbi:4x4", "-c", "broadcast", "-a", "throughput")
+    code, _, err = run_cli("sim", "smbi:4x4", "-c", "broadcast", "-a", "throughput")
     assert code == 2
 
 

@@ -8,22 +8,11 @@ import sys
 
 import pytest
 
-from supermesh.cli import main
 from supermesh.topologies import build, read_topology
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(["topo", *args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_table(capsys):
-    code, out, err = run(capsys, "smbi:4x4")
+def test_table(run_cli):
+    code, out, err = run_cli("topo", "smbi:4x4")
     assert code == 0
     assert err == ""
     assert "smbi:4x4" in out
@@ -32,8 +21,8 @@ def test_table(capsys):
     assert "24 (33.3%)" in out
 
 
-def test_json_has_nodes_arcs_metrics(capsys):
-    code, out, _ = run(capsys, "hexamesh:r2,memory=south", "--json")
+def test_json_has_nodes_arcs_metrics(run_cli):
+    code, out, _ = run_cli("topo", "hexamesh:r2,memory=south", "--json")
     assert code == 0
     doc = json.loads(out)
     assert len(doc["nodes"]) == 19 + 4
@@ -43,8 +32,8 @@ def test_json_has_nodes_arcs_metrics(capsys):
     assert doc["metrics"]["chiplets"] == {"compute": 19, "memory": 4}
 
 
-def test_json_keeps_parallel_arcs(capsys):
-    _, out, _ = run(capsys, "smbi:2x2", "--json")
+def test_json_keeps_parallel_arcs(run_cli):
+    _, out, _ = run_cli("topo", "smbi:2x2", "--json")
     arcs = [(a["src"], a["dst"], a["key"]) for a in json.loads(out)["arcs"]]
     assert (0, 1, 0) in arcs
     assert (0, 1, 1) in arcs
@@ -62,26 +51,26 @@ def test_json_keeps_parallel_arcs(capsys):
         ("t.txt", "anynet", "relay router"),
     ],
 )
-def test_output_formats(capsys, tmp_path, name, fmt, marker):
+def test_output_formats(run_cli, tmp_path, name, fmt, marker):
     path = tmp_path / name
     args = ["smbi:4x4", "-o", str(path)] + (["--format", fmt] if fmt else [])
-    code, _, err = run(capsys, *args)
+    code, _, err = run_cli("topo", *args)
     assert code == 0, err
     assert marker in path.read_text()
 
 
-def test_draw_and_file_as_spec(capsys, tmp_path):
+def test_draw_and_file_as_spec(run_cli, tmp_path):
     topo = tmp_path / "hm.json"
-    code, _, _ = run(capsys, "hexamesh:3-4-3", "-o", str(topo))
+    code, _, _ = run_cli("topo", "hexamesh:3-4-3", "-o", str(topo))
     assert code == 0
     picture = tmp_path / "pics" / "hm.png"
-    code, _, err = run(capsys, str(topo), "--draw", str(picture))
+    code, _, err = run_cli("topo", str(topo), "--draw", str(picture))
     assert code == 2  # a missing folder is refused, not silently made
     assert "the folder" in err
     assert "does not exist" in err
     assert not (tmp_path / "pics").exists()
     picture.parent.mkdir()
-    code, out, err = run(capsys, str(topo), "--draw", str(picture))
+    code, out, err = run_cli("topo", str(topo), "--draw", str(picture))
     assert code == 0
     assert err == f"wrote {picture}\n"
     assert "hexamesh:3-4-3" in out
@@ -106,9 +95,9 @@ BAD = [
 
 
 @pytest.mark.parametrize(("spec", "message"), BAD)
-def test_bad_spec_is_one_line_exit_2_nothing_written(capsys, tmp_path, spec, message):
+def test_bad_spec_is_one_line_exit_2_nothing_written(run_cli, tmp_path, spec, message):
     out_file, pic = tmp_path / "out.json", tmp_path / "pic.png"
-    code, out, err = run(capsys, spec, "-o", str(out_file), "--draw", str(pic))
+    code, out, err = run_cli("topo", spec, "-o", str(out_file), "--draw", str(pic))
     assert code == 2
     assert out == ""
     lines = err.splitlines()
@@ -130,12 +119,12 @@ def test_bad_spec_is_one_line_exit_2_nothing_written(capsys, tmp_path, spec, mes
         ('{"format": "supermesh-topology", "nodes": [{"id": 0}], "arcs": [{"src": 0}]}', "lacks"),
     ],
 )
-def test_bad_file_is_exit_2(capsys, tmp_path, content, message):
+def test_bad_file_is_exit_2(run_cli, tmp_path, content, message):
     path = tmp_path / "topo.json"
     if content is not None:
         path.write_text(content)
     out_file = tmp_path / "out.anynet"
-    code, out, err = run(capsys, str(path), "-o", str(out_file))
+    code, out, err = run_cli("topo", str(path), "-o", str(out_file))
     assert code == 2
     assert out == ""
     assert err.startswith("error: ")
@@ -143,22 +132,24 @@ def test_bad_file_is_exit_2(capsys, tmp_path, content, message):
     assert not out_file.exists()
 
 
-def test_bad_draw_extension_and_format_write_nothing(capsys, tmp_path):
+def test_bad_draw_extension_and_format_write_nothing(run_cli, tmp_path):
     out_file = tmp_path / "t.json"
-    code, _, err = run(capsys, "mesh:4x4", "-o", str(out_file), "--draw", str(tmp_path / "p.gif"))
+    code, _, err = run_cli(
+        "topo", "mesh:4x4", "-o", str(out_file), "--draw", str(tmp_path / "p.gif")
+    )
     assert code == 2
     assert "gif" in err
     assert list(tmp_path.iterdir()) == []
-    code, _, err = run(capsys, "mesh:4x4", "-o", str(tmp_path / "t.xyz"))
+    code, _, err = run_cli("topo", "mesh:4x4", "-o", str(tmp_path / "t.xyz"))
     assert code == 2
     assert "--format" in err
     assert list(tmp_path.iterdir()) == []
 
 
-def test_existing_file_survives_an_error(capsys, tmp_path):
+def test_existing_file_survives_an_error(run_cli, tmp_path):
     keep = tmp_path / "keep.json"
     keep.write_text("precious")
-    code, _, _ = run(capsys, "mesh:0x4", "-o", str(keep))
+    code, _, _ = run_cli("topo", "mesh:0x4", "-o", str(keep))
     assert code == 2
     assert keep.read_text() == "precious"
 

@@ -21,7 +21,7 @@ from supermesh.draw import (
 )
 from supermesh.draw.utilization import CMAP
 from supermesh.errors import SupermeshError, TopologyError
-from supermesh.sim.algorithms import tree_sets_for
+from supermesh.sim.tree_sets import tree_sets_for
 from supermesh.topologies import build
 from supermesh.trees.bounds.throughput import throughput_bound
 from supermesh.trees.model import Tree, TreePacking, TreeSet

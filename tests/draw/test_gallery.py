@@ -17,8 +17,7 @@ import pytest
 from PIL import Image
 
 from supermesh.cli import main
-from supermesh.draw.common import GALLERY_DIR_ENV, GALLERY_QUICK_ENV
-from supermesh.draw.gallery import find_gallery, gallery_scripts
+from supermesh.draw.gallery import GALLERY_DIR_ENV, GALLERY_QUICK_ENV, find_gallery, gallery_scripts
 
 GALLERY = Path(__file__).resolve().parents[2] / "gallery"
 SCRIPTS = sorted(GALLERY.glob("plot_*.py"))

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from supermesh.draw.common import FACTS_KEY, GALLERY_DIR_ENV, GALLERY_QUICK_ENV
+from supermesh.draw.files import FACTS_KEY
+from supermesh.draw.gallery import GALLERY_DIR_ENV, GALLERY_QUICK_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 GALLERY = ROOT / "gallery"

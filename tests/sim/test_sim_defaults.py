@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from supermesh.sim import get_preset, run_algorithm
-from supermesh.sim.algorithms import default_algorithm, prefers_tacos
+from supermesh.sim.defaults import default_algorithm, prefers_tacos
 from supermesh.topologies import build, compute_nodes
 from supermesh.trees.schedule.collective import collective_trees, phase_packings, reversible
 from supermesh.verify import check_packing

@@ -14,7 +14,7 @@ import pytest
 
 from supermesh.cli import main
 from supermesh.sim import get_preset, run_algorithm
-from supermesh.sim.algorithms import default_algorithm
+from supermesh.sim.defaults import default_algorithm
 from supermesh.topologies import build
 
 MIB = 1 << 20

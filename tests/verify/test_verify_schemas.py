@@ -10,9 +10,9 @@ import pytest
 from _oracle_common import Invalid, check_schema, validator
 from _oracle_sweep import _typed
 
-from supermesh.sim.algorithms import ALGORITHMS as SIM_ALGORITHMS
 from supermesh.sim.collectives import SIM_COLLECTIVES
 from supermesh.sim.compare import COMPARE_FIELDS
+from supermesh.sim.defaults import ALGORITHMS as SIM_ALGORITHMS
 from supermesh.sim.sweep import ROW_FIELDS
 from supermesh.testing.corpus import CORPUS, KIND_OF
 from supermesh.topologies.model import ARC_CLASSES, NODE_KINDS

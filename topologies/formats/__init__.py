@@ -4,7 +4,8 @@
   reader by ``format=``, by the file's extension or by its first words.
 - :mod:`~supermesh.topologies.formats.graphml`, :mod:`~supermesh.topologies.formats.dot` and
   :mod:`~supermesh.topologies.formats.anynet`: one reader per format (the JSON reader is
-  :mod:`supermesh.topologies.io`).
+  :mod:`supermesh.topologies.io`); :mod:`~supermesh.topologies.formats.lexer` splits DOT into
+  tokens for the DOT reader.
 - :mod:`~supermesh.topologies.formats.convert`: :func:`from_networkx` (any networkx graph as a
   topology), reading labels and values with :mod:`~supermesh.topologies.formats.labels` and
   positions with :mod:`~supermesh.topologies.formats.placement`.

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,119 +25,16 @@ import networkx as nx
 from supermesh.errors import InputFileError
 from supermesh.topologies.formats.convert import from_networkx
 from supermesh.topologies.formats.labels import file_labels
+from supermesh.topologies.formats.lexer import Token, dot_tokens
 from supermesh.topologies.io import read_text_file
 
 __all__ = ["dot_graph", "read_dot"]
-
-_KEYWORDS = {"strict", "graph", "digraph", "node", "edge", "subgraph"}
-_TOKEN = re.compile(
-    r"""
-    (?P<space>[ \t\r\f\v]+)
-  | (?P<newline>\n)
-  | (?P<comment>//[^\n]*|/\*.*?\*/)
-  | (?P<hash>\#[^\n]*)
-  | (?P<edgeop>->|--)
-  | (?P<number>-?(?:\.\d+|\d+(?:\.\d*)?))
-  | (?P<name>[A-Za-z_\x80-\U0010ffff][A-Za-z_0-9\x80-\U0010ffff]*)
-  | (?P<quote>")
-  | (?P<html><)
-  | (?P<punct>[{}\[\];,=:+])
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-
-
-@dataclass(frozen=True)
-class _Tok:
-    kind: str  # "id", "kw", "edgeop" or the punctuation itself
-    value: str
-    line: int
-
-
-def _quoted(text: str, i: int, line: int, source: str) -> tuple[str, int, int]:
-    """The string starting after the quote at ``text[i - 1]``: (value, end index, end line)."""
-    out, start = [], line
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and i + 1 < len(text):
-            nxt = text[i + 1]
-            if nxt == "\n":  # a line continuation
-                line += 1
-            else:
-                out.append('"' if nxt == '"' else c + nxt)
-            i += 2
-            continue
-        if c == '"':
-            return "".join(out), i + 1, line
-        if c == "\n":
-            line += 1
-        out.append(c)
-        i += 1
-    raise InputFileError(
-        f"{source} line {start}: a quoted string is not closed", hint='close it with "'
-    )
-
-
-def _html(text: str, i: int, line: int, source: str) -> tuple[str, int, int]:
-    depth, start = 1, i
-    while i < len(text):
-        c = text[i]
-        depth += (c == "<") - (c == ">")
-        line += c == "\n"
-        if depth == 0:
-            return text[start:i], i + 1, line
-        i += 1
-    raise InputFileError(f"{source} line {line}: an HTML string <...> is not closed")
-
-
-def _tokens(text: str, source: str) -> list[_Tok]:
-    toks: list[_Tok] = []
-    i, line = 0, 1
-    at_line_start = True
-    while i < len(text):
-        m = _TOKEN.match(text, i)
-        if m is None:
-            raise InputFileError(
-                f"{source} line {line}: unexpected character {text[i]!r}",
-                hint="is this a DOT file (graph/digraph NAME { ... })?",
-            )
-        kind, value = m.lastgroup, m.group()
-        i = m.end()
-        if kind == "newline":
-            line += 1
-            at_line_start = True
-            continue
-        if kind == "hash" and not at_line_start:
-            raise InputFileError(f"{source} line {line}: unexpected '#'")
-        at_line_start = at_line_start and kind == "space"
-        if kind in ("space", "hash"):
-            continue
-        if kind == "comment":
-            line += value.count("\n")
-        elif kind == "quote":
-            start = line
-            value, i, line = _quoted(text, i, line, source)
-            toks.append(_Tok("id", value, start))
-        elif kind == "html":
-            start = line
-            value, i, line = _html(text, i, line, source)
-            toks.append(_Tok("id", value, start))
-        elif kind == "name":
-            low = value.lower()
-            toks.append(_Tok("kw", low, line) if low in _KEYWORDS else _Tok("id", value, line))
-        elif kind == "number":
-            toks.append(_Tok("id", value, line))
-        elif kind == "edgeop":
-            toks.append(_Tok("edgeop", value, line))
-        else:
-            toks.append(_Tok(value, value, line))
-    return toks
 
 
 class _Dot:
     """Recursive descent over the DOT grammar, collecting nodes and edges in file order."""
 
-    def __init__(self, toks: list[_Tok], source: str) -> None:
+    def __init__(self, toks: list[Token], source: str) -> None:
         self.toks, self.i, self.source = toks, 0, source
         self.nodes: dict[str, dict[str, str]] = {}
         self.lines: dict[str, int] = {}
@@ -149,18 +44,18 @@ class _Dot:
         self.strict = False
         self.name = ""
 
-    def peek(self, offset: int = 0) -> _Tok | None:
+    def peek(self, offset: int = 0) -> Token | None:
         j = self.i + offset
         return self.toks[j] if j < len(self.toks) else None
 
     def fail(self, msg: str) -> InputFileError:
-        tok = self.peek() or (self.toks[-1] if self.toks else _Tok("", "", 1))
+        tok = self.peek() or (self.toks[-1] if self.toks else Token("", "", 1))
         return InputFileError(
             f"{self.source} line {tok.line}: {msg}",
             hint="DOT: [strict] graph|digraph [NAME] { statements }",
         )
 
-    def take(self, kind: str, what: str | None = None) -> _Tok:
+    def take(self, kind: str, what: str | None = None) -> Token:
         tok = self.peek()
         if tok is None or tok.kind != kind or (what is not None and tok.value != what):
             found = "the end of the file" if tok is None else repr(tok.value)
@@ -168,7 +63,7 @@ class _Dot:
         self.i += 1
         return tok
 
-    def accept(self, kind: str, what: str | None = None) -> _Tok | None:
+    def accept(self, kind: str, what: str | None = None) -> Token | None:
         tok = self.peek()
         if tok is not None and tok.kind == kind and (what is None or tok.value == what):
             self.i += 1
@@ -302,7 +197,7 @@ def dot_graph(text: str, *, source: str = "DOT") -> nx.MultiGraph | nx.MultiDiGr
     ...
     supermesh.errors.InputFileError: t.dot line 1: edge operator '--' in a digraph
     """
-    parser = _Dot(_tokens(text, source), source)
+    parser = _Dot(dot_tokens(text, source), source)
     parser.parse()
     labels = file_labels(list(parser.nodes))
     H: nx.MultiGraph = nx.MultiDiGraph() if parser.directed else nx.MultiGraph()

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from supermesh.errors import InputFileError
-from supermesh.trees.model import json_count, json_number
+from supermesh.trees.json_values import json_count, json_number
 
 __all__ = [
     "CHUNK_BYTES",

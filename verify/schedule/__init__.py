@@ -5,6 +5,8 @@
   chiplet's rows.
 - :mod:`~supermesh.verify.schedule.flow`: per tree, every chunk reaches every rank once and every
   reduction holds each contribution exactly once.
+- :mod:`~supermesh.verify.schedule.groups`: what the checks share: a table's entries tree by
+  tree, findings that name their tree, the phases of each collective.
 - :mod:`~supermesh.verify.schedule.ranges`: chunk ranges cover the data once.
 - :mod:`~supermesh.verify.schedule.shares`: weighted tables: the shares, and the chunk ranges
   their largest-remainder rule gives.

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule.model import Schedule
 from supermesh.verify.findings import Finding
-from supermesh.verify.schedule.flow import (
+from supermesh.verify.schedule.groups import (
     CAP,
     IN_PHASES,
     PER_RANK,

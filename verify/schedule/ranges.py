@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 
 from supermesh.trees.schedule.model import Schedule, ScheduleEntry
 from supermesh.verify.findings import Finding
-from supermesh.verify.schedule.flow import (
+from supermesh.verify.schedule.groups import (
     CAP,
     IN_PHASES,
     PER_RANK,

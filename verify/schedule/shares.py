@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from supermesh.trees.schedule.model import Schedule
 from supermesh.verify.findings import Finding
-from supermesh.verify.schedule.flow import PER_RANK
+from supermesh.verify.schedule.groups import PER_RANK
 
 __all__ = ["SHARE_TOLERANCE", "Ranges", "check_shares", "split_parts", "weighted_ranges"]
 

@@ -45,7 +45,8 @@ from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule.model import COLLECTIVES, ROUTE_COLLECTIVES, Schedule, ScheduleEntry
 from supermesh.verify.findings import Finding
 from supermesh.verify.schedule.alltoall import check_alltoall
-from supermesh.verify.schedule.flow import PER_RANK, PHASES_OF, check_tree_flows, where
+from supermesh.verify.schedule.flow import check_tree_flows
+from supermesh.verify.schedule.groups import PER_RANK, PHASES_OF, where
 from supermesh.verify.schedule.packings import check_packings
 from supermesh.verify.schedule.ranges import check_chunk_ranges
 from supermesh.verify.trees.arborescence import span_nodes

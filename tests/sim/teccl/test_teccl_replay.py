@@ -9,7 +9,6 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from supermesh.cli import main
 from supermesh.errors import SpecError
 from supermesh.sim.algorithms import run_algorithm
 from supermesh.sim.bounds import collective_bound
@@ -108,19 +107,9 @@ def test_alltoall_refuses_tree_algorithms():
         run_algorithm(build("mesh:3x3"), "teccl", "broadcast", 1 << 20, PARAMS)
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_cli_sim_alltoall(capsys):
-    code, out, _ = run(
-        capsys, "sim", "smbi:3x3", "-c", "alltoall", "-a", "teccl", "-s", "1MiB", "--json",
+def test_cli_sim_alltoall(run_cli):
+    code, out, _ = run_cli(
+        "sim", "smbi:3x3", "-c", "alltoall", "-a", "teccl", "-s", "1MiB", "--json",
         "--no-links",
     )  # fmt: skip
     assert code == 0
@@ -129,7 +118,7 @@ def test_cli_sim_alltoall(capsys):
     assert doc["meta"]["teccl"]["a2a"]["status"] in ("optimal", "feasible")
     assert doc["bound"]["certificate"]["lengths"]
     assert doc["cycles"] >= doc["lower_bound"]
-    code, _, err = run(capsys, "sim", "mesh:3x3", "-c", "alltoall", "-a", "ring")
+    code, _, err = run_cli("sim", "mesh:3x3", "-c", "alltoall", "-a", "ring")
     assert code == 2
     assert "error:" in err
     assert "Traceback" not in err

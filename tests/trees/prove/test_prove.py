@@ -8,7 +8,6 @@ from collections import Counter
 
 import pytest
 
-from supermesh.cli import main
 from supermesh.errors import SpecError
 from supermesh.parallel import SerialExecutor
 from supermesh.topologies import arc_connectivity, build
@@ -197,19 +196,9 @@ def test_parsing():
         prove_family("smbi", "2..3", roots=["middle"], executor=SERIAL)
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(["prove", *args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_cli_json_shape(capsys, tmp_path):
-    code, out, _ = run(
-        capsys, "smbi", "--grids", "2..4", "--json", "--workers", "1", "-o", str(tmp_path)
+def test_cli_json_shape(run_cli, tmp_path):
+    code, out, _ = run_cli(
+        "prove", "smbi", "--grids", "2..4", "--json", "--workers", "1", "-o", str(tmp_path)
     )
     assert code == 0
     doc = json.loads(out)
@@ -223,24 +212,24 @@ def test_cli_json_shape(capsys, tmp_path):
     assert set(doc["all_sizes"]) >= {"statement", "argument", "checked", "contradicted"}
 
 
-def test_cli_table_and_null_statement(capsys):
-    code, out, _ = run(capsys, "mesh", "--grids", "4x4,5x6", "--workers", "1")
+def test_cli_table_and_null_statement(run_cli):
+    code, out, _ = run_cli("prove", "mesh", "--grids", "4x4,5x6", "--workers", "1")
     assert code == 0
     assert "impossible" in out
     assert "For every size" in out
-    code, out, _ = run(
-        capsys, "hexamesh,memory=south", "--grids", "1..1", "--workers", "1", "--json"
+    code, out, _ = run_cli(
+        "prove", "hexamesh,memory=south", "--grids", "1..1", "--workers", "1", "--json"
     )
     assert code == 0
     assert json.loads(out)["all_sizes"] is None
 
 
-def test_cli_errors_and_interrupt(capsys, monkeypatch):
-    code, _, err = run(capsys, "smbi", "--grids", "9..2")
+def test_cli_errors_and_interrupt(run_cli, monkeypatch):
+    code, _, err = run_cli("prove", "smbi", "--grids", "9..2")
     assert code == 2
     assert "error:" in err
     assert "hint:" in err
-    code, _, err = run(capsys, "smbi", "--roots", "middle", "--workers", "1")
+    code, _, err = run_cli("prove", "smbi", "--roots", "middle", "--workers", "1")
     assert code == 2
 
     def interrupted(*args, **kwargs):
@@ -248,6 +237,6 @@ def test_cli_errors_and_interrupt(capsys, monkeypatch):
 
     monkeypatch.setattr("supermesh.trees.prove.family.prove_family", interrupted)
     monkeypatch.setattr("supermesh.cli.prove.prove_family", interrupted)
-    code, _, err = run(capsys, "smbi", "--grids", "2..3", "--workers", "1")
+    code, _, err = run_cli("prove", "smbi", "--grids", "2..3", "--workers", "1")
     assert code == 130
     assert "interrupted" in err

@@ -17,7 +17,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from supermesh.cli import main
 from supermesh.errors import SpecError, TopologyError
 from supermesh.topologies import build
 from supermesh.topologies.model import compute_nodes
@@ -433,19 +432,9 @@ def test_verify_notices_trees_of_two_sets_mixed():
 # --------------------------------------------------------------------------------- CLI
 
 
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(["trees", *args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_cli_root_sets_json_and_file(capsys, tmp_path):
+def test_cli_root_sets_json_and_file(run_cli, tmp_path):
     target = tmp_path / "sets.json"
-    code, out, _ = cli(capsys, "smbi:4x4", "--root-sets", "--json", "-o", str(target))
+    code, out, _ = run_cli("trees", "smbi:4x4", "--root-sets", "--json", "-o", str(target))
     assert code == 0
     doc = json.loads(out)
     assert doc == json.loads(target.read_text())
@@ -454,18 +443,18 @@ def test_cli_root_sets_json_and_file(capsys, tmp_path):
     assert_valid(build("smbi:4x4"), TreePacking.from_json(doc))
 
 
-def test_cli_root_sets_table_and_errors(capsys):
-    code, out, _ = cli(capsys, "smalter:5x5", "--root-sets", "--method", "paper")
+def test_cli_root_sets_table_and_errors(run_cli):
+    code, out, _ = run_cli("trees", "smalter:5x5", "--root-sets", "--method", "paper")
     assert code == 0
     assert "root sets of 3" in out
     assert "paper's rule" in out
-    code, out, _ = cli(capsys, "smalter:5x5", "--root-sets", "--k", "4", "--json")
+    code, out, _ = run_cli("trees", "smalter:5x5", "--root-sets", "--k", "4", "--json")
     assert code == 1
     assert json.loads(out)["status"] == "infeasible"
-    code, _, err = cli(capsys, "smbi:4x4", "--method", "paper")
+    code, _, err = run_cli("trees", "smbi:4x4", "--method", "paper")
     assert code == 2
     assert "--root-sets" in err
-    code, _, err = cli(capsys, "smbi:4x4", "--root-sets", "--roots", "sides")
+    code, _, err = run_cli("trees", "smbi:4x4", "--root-sets", "--roots", "sides")
     assert code == 2
     assert "error:" in err
 

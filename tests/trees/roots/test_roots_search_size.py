@@ -7,7 +7,6 @@ import time
 
 import pytest
 
-from supermesh.cli import main
 from supermesh.errors import ResourceError
 from supermesh.topologies import build
 from supermesh.trees.roots import root_sets
@@ -39,11 +38,9 @@ def test_sizes_that_ran_before_still_run():
     assert start_seconds(36) < start_seconds(256) < start_seconds(576) < 600
 
 
-def test_cli_prints_one_error_and_one_hint(capsys):
-    with pytest.raises(SystemExit) as info:
-        main(["trees", "smbi:64x64", "--root-sets", "--time-limit", "5"])
-    assert info.value.code == 2
-    out, err = capsys.readouterr()
+def test_cli_prints_one_error_and_one_hint(run_cli):
+    code, out, err = run_cli("trees", "smbi:64x64", "--root-sets", "--time-limit", "5")
+    assert code == 2
     lines = err.strip().splitlines()
     assert out == ""
     assert len(lines) == 2
