@@ -8,8 +8,7 @@ west bottom to top (each side starting at its first corner, as
 :func:`supermesh.topologies.grid.perimeter_sides` does); interleave the four side walks (the first
 chiplet of north, east, south, west, then the second of each, ...) and cut the whole sequence into
 consecutive sets of ``k``. With ``k = 4`` on a square grid each set is the ``j``-th chiplet of
-every side of one ring (the first set is the four corners), which is what
-:func:`supermesh.sim.algorithms.ring_root_sets` builds; with ``k = 3`` any three consecutive
+every side of one ring (the first set is the four corners); with ``k = 3`` any three consecutive
 chiplets of the interleaved walk lie on three different sides. A ring that is a single row or
 column (or chiplet) is walked in row-major order. The last set is smaller when ``k`` does not
 divide the number of chiplets.
