@@ -247,7 +247,18 @@ class TreePacking:
 
         ``timings=False`` leaves out the wall-clock statistics (``wall_time`` at any depth of
         ``stats``), so that the same inputs give byte-identical files.
+
+        Raises :class:`~supermesh.errors.ResourceError` when the document would take more than
+        the memory cap (:data:`~supermesh.budget.JSON_ARC_BYTES` per arc), before building it.
         """
+        from supermesh.budget import JSON_ARC_BYTES, check_memory
+
+        arcs = sum(len(t.arcs) for s in self.sets for t in s.trees)
+        check_memory(
+            arcs * JSON_ARC_BYTES,
+            f"a tree document of {sum(len(s.trees) for s in self.sets):,} trees ({arcs:,} arcs)",
+            hint="ask for fewer trees (a smaller grid, or --parts), or leave out -o / --json",
+        )
         doc: dict[str, Any] = {
             "format": FORMAT,
             "version": 1,

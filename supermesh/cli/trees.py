@@ -292,8 +292,9 @@ def trees(
                 G, method, roots_text, k=k, direction=direction, time_limit=time_limit,
                 max_height=max_height,
             )  # fmt: skip
-    doc = packing.to_json(timings=False)  # no wall-clock times: the same inputs, the same file
     files: list[tuple[str, str | bytes]] = []
+    # no wall-clock times: the same inputs, the same file; built only when written or printed
+    doc = packing.to_json(timings=False) if output or as_json else {}
     if output and packing.status != "infeasible":
         wide = len(packing.trees) > 256  # thousands of trees: compact, not a line per number
         text = json.dumps(doc, indent=None if wide else 1, separators=(",", ":") if wide else None)

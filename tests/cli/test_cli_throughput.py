@@ -204,3 +204,19 @@ def test_report_row():
     doc = build_report(["smbi:4x4"], simulate=False, design=False)
     row = doc["topologies"][0]["trees"]["allgather_throughput"]
     assert (row["bound"], row["rate"], row["max_height"]) == ("64/15", "64/15", 6)
+
+
+def test_a_tree_file_above_the_memory_cap_is_refused_and_nothing_written(
+    run_cli, tmp_path, monkeypatch
+):
+    # smbi:4x4 --throughput: 16 ranks x 4 trees of 15 arcs = 960 arcs, about 100 KiB as JSON
+    monkeypatch.setenv("SUPERMESH_MAX_MEMORY", "64KiB")
+    out_file = tmp_path / "t.json"
+    code, out, err = run_cli("trees", "smbi:4x4", "--throughput", "-o", str(out_file))
+    assert code == 2
+    assert "64 trees (960 arcs)" in err
+    assert "hint:" in err
+    assert not out_file.exists()
+    code, out, _ = run_cli("trees", "smbi:4x4", "--throughput")  # printed only: no document
+    assert code == 0
+    assert "64" in out
