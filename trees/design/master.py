@@ -24,6 +24,7 @@ from typing import Any
 import networkx as nx
 from ortools.sat.python import cp_model
 
+from supermesh.budget import check_memory
 from supermesh.trees.cpsat import new_solver
 from supermesh.trees.design.candidates import Candidate
 from supermesh.trees.design.cuts import Cut, crossing, entering
@@ -35,8 +36,42 @@ __all__ = [
     "add_cut",
     "add_nogood",
     "build_master",
+    "check_design_size",
     "solve_master",
 ]
+
+
+DESIGN_BYTES = 1.2e9
+"""Peak bytes of ``design mesh:64x64 --target-trees 4`` (4,096 nodes; the CP-SAT master, the
+max-flow networks and the graph copies of the greedy start): 1.2 GB measured; 96x96 took
+4.9 GB, so the peak grows as the nodes to the power :data:`DESIGN_EXPONENT`."""
+DESIGN_EXPONENT = 1.75
+
+
+def check_design_size(G: nx.MultiDiGraph) -> None:
+    """Refuse a design search whose estimated peak memory is above the cap, before any work.
+
+    Raises
+    ------
+    ResourceError
+        Above :func:`supermesh.budget.memory_cap`, naming the estimate.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> check_design_size(build("mesh:64x64"))
+    >>> check_design_size(build("mesh:96x96"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    supermesh.errors.ResourceError: a design search on mesh:96x96 (9,216 nodes) needs about ...
+    """
+    nodes = G.number_of_nodes()
+    check_memory(
+        DESIGN_BYTES * (nodes / 4096) ** DESIGN_EXPONENT,
+        f"a design search on {G.graph.get('spec', 'this topology')} ({nodes:,} nodes)",
+        hint="design a smaller grid (the links a family adds repeat with its size: prove "
+        "shows which sizes a family holds for)",
+    )
 
 
 @dataclass

@@ -76,6 +76,7 @@ from supermesh.trees.design.master import (
     add_cut,
     add_nogood,
     build_master,
+    check_design_size,
     solve_master,
 )
 from supermesh.trees.design.proof import counting_bound, counting_groups
@@ -225,6 +226,7 @@ def design(
     4
     """
     start = time.perf_counter()
+    check_design_size(G)
     reqs, target = _requirements(G, trees, roots, root_sets, direction, max_height)
     span_nodes = _span(G, span)
     target["span"] = "compute" if span is None else span_nodes
