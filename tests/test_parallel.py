@@ -107,7 +107,7 @@ def test_dask_local_cluster_gives_the_same_proofs_as_local_processes():
         local = prove_family("smalter", "3..6", executor=ex, time_limit=20)
     with (
         distributed.LocalCluster(
-            processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+            processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0"
         ) as cluster,
         open_executor(scheduler=cluster.scheduler_address) as ex,
     ):

@@ -139,7 +139,7 @@ def test_workers_and_a_dask_cluster_give_the_serial_rows(run_cli):
     serial = _rows(run_cli)
     assert _rows(run_cli, "--workers", "2") == serial
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster:
         assert _rows(run_cli, "--scheduler", cluster.scheduler_address) == serial
 

@@ -75,7 +75,7 @@ def test_a_sweep_on_a_dask_cluster_gives_the_serial_rows():
     params = get_preset("booksim")
     serial = run_sweep(CASES, params, time_limit=10)
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster:
         rows = run_sweep(CASES, params, time_limit=10, scheduler=cluster.scheduler_address)
     assert rows == serial
