@@ -36,7 +36,7 @@ from supermesh.sim.collectives import check_collective, chunk_count, tree_phases
 from supermesh.sim.engine.timing import run_program
 from supermesh.sim.link_costs import apply_link_costs
 from supermesh.sim.presets import SimParams, get_preset
-from supermesh.sim.program import Phase, Program
+from supermesh.sim.program import Dependencies, Phase, Program
 from supermesh.sim.result import SimResult
 from supermesh.sim.run import evaluate
 from supermesh.trees.model import Tree, TreePacking
@@ -186,14 +186,15 @@ def packing_program(
         # the data go down the arcs for a forward, up them (reversed) for a reduce
         physical = down if kind == "forward" else down[:, [1, 0, 2]]
         arc = _intern(G, arc_index, physical, arc_of[job_of])
-        deps: list[tuple[int, ...]]
         if kind == "forward":
             up = f.parent[job_of]
-            deps = [(b,) if b >= 0 else () for b in np.where(up >= 0, block[up], -1).tolist()]
+            waits = up >= 0
+            flat = block[up[waits]]
         else:
-            below = block[f.children_of(job_of)].tolist()
-            ends = np.cumsum(np.diff(f.child_start)[job_of]).tolist()
-            deps = [tuple(below[a:b]) for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+            waits = np.diff(f.child_start)[job_of]
+            flat = block[f.children_of(job_of)]
+        start = np.zeros(f.jobs + 1, dtype=np.int64)
+        np.cumsum(waits, out=start[1:])
         m = f.jobs
         return Phase(
             arc=arc,
@@ -204,7 +205,7 @@ def packing_program(
                 m, float(params.forward_delay if kind == "forward" else params.reduce_delay)
             ),
             payload=np.full(m, int(unit), dtype=np.int64),
-            deps=deps,
+            deps=Dependencies(start, flat),
         )
 
     return tree_phases(
@@ -309,7 +310,9 @@ def tuned_program(
     Every candidate is simulated (link costs applied, as :func:`~supermesh.sim.run.evaluate`
     does); the first of the fastest is kept (larger chunks first: fewer transfers).
     ``meta["chunk_bytes"]`` and ``meta["tried"]`` (chunk bytes, trees, time of every
-    candidate) record the choice.
+    candidate) record the choice. A single candidate (one packing above
+    :data:`SEARCH_UP_TO` ranks) is not simulated here: its entry has no time, the result's is
+    its time (a 32x32 packing's run is 4 million transfers, which the caller runs anyway).
 
     Parameters
     ----------
@@ -334,19 +337,24 @@ def tuned_program(
     >>> q.chunk_bytes, [t["chunk_bytes"] for t in prog.meta["tried"]]
     (32768, [32768, 16384, 12288])
     """
+    options = [(p, c) for p in packings for c in chunk_candidates(p, nbytes, params)]
+    if not options:
+        raise SpecError("no packing to simulate")
     best: tuple[float, Program, SimParams] | None = None
     tried = []
-    for p in packings:
-        for c in chunk_candidates(p, nbytes, params):
-            q = dataclasses.replace(params, chunk_bytes=c)
-            program = packing_program(G, p, collective, nbytes, q)
-            end = run_program(apply_link_costs(G, program, q)).end
-            rule = p.stats.get("rule", "given")
-            tried.append({"chunk_bytes": c, "trees": len(p.trees), "rule": rule, "time": end})
-            if best is None or end < best[0]:
-                best = (end, program, q)
-    if best is None:
-        raise SpecError("no packing to simulate")
+    for p, c in options:
+        q = dataclasses.replace(params, chunk_bytes=c)
+        program = packing_program(G, p, collective, nbytes, q)
+        rule = p.stats.get("rule", "given")
+        tried.append({"chunk_bytes": c, "trees": len(p.trees), "rule": rule})
+        if len(options) == 1:
+            best = (0.0, program, q)  # nothing to choose: the caller's run is the only one
+            break
+        end = run_program(apply_link_costs(G, program, q)).end
+        tried[-1]["time"] = end
+        if best is None or end < best[0]:
+            best = (end, program, q)
+    assert best is not None
     _, program, q = best
     program.meta["chunk_bytes"] = q.chunk_bytes
     program.meta["tried"] = tried

@@ -21,7 +21,7 @@ from supermesh.sim.engine.frontier import solve_frontier
 from supermesh.sim.engine.levels import fits_levels, solve_levels
 from supermesh.sim.engine.samples import Samples
 from supermesh.sim.engine.sequential import solve_general, solve_periodic
-from supermesh.sim.program import Phase, Program
+from supermesh.sim.program import Dependencies, Phase, Program
 
 __all__ = ["PERIODIC_FROM", "PERIODIC_PROBE", "PhaseRun", "PhaseTiming", "Timing", "run_program"]
 
@@ -113,12 +113,16 @@ class PhaseRun:
         self.samples = Samples(nb)
         self.keep = keep
         self.starts: list[np.ndarray] = [np.empty(0)] * nb
-        sizes = np.fromiter(map(len, phase.deps), dtype=np.int64, count=nb)
-        self.dep_start = np.zeros(nb + 1, dtype=np.int64)
-        np.cumsum(sizes, out=self.dep_start[1:])
-        self.dep_flat = np.fromiter(
-            itertools.chain.from_iterable(phase.deps), dtype=np.int64, count=int(self.dep_start[-1])
-        )
+        if isinstance(phase.deps, Dependencies):
+            self.dep_start, self.dep_flat = phase.deps.start, phase.deps.flat
+            sizes = np.diff(self.dep_start)
+        else:
+            sizes = np.fromiter(map(len, phase.deps), dtype=np.int64, count=nb)
+            self.dep_start = np.zeros(nb + 1, dtype=np.int64)
+            np.cumsum(sizes, out=self.dep_start[1:])
+            count = int(self.dep_start[-1])
+            chain = itertools.chain.from_iterable(phase.deps)
+            self.dep_flat = np.fromiter(chain, dtype=np.int64, count=count)
         # blocks some block of another group waits for: their delivery vectors are kept
         owner = np.repeat(np.arange(nb), sizes)
         other = phase.group[self.dep_flat] != phase.group[owner]

@@ -372,8 +372,12 @@ def _list_schedule(
         else:
             up = f.parent[job]
             cell = (c * n + up)[up >= 0]
-            np.subtract.at(remaining, cell, 1)
-            cell = np.unique(cell[remaining[cell] == 0])
+            np.subtract.at(remaining, cell, np.ones(len(cell), dtype=remaining.dtype))
+            cell = cell[remaining[cell] == 0]
+            # a job freed by two children in one slot is taken once (its count is not read again)
+            mark = np.arange(1, len(cell) + 1)
+            remaining[cell] = mark
+            cell = cell[remaining[cell] == mark]
             new_jobs, new_rounds = cell % n, cell // n
         now += 1
     return order, now

@@ -35,7 +35,8 @@ class Forest:
         Per tree: its root.
     tree, up, node, key : numpy.ndarray
         Per job: its tree, and its arc ``up -> node`` (parent -> child) with ``key``; the jobs
-        of tree ``t`` are rows ``start[t]:start[t + 1]``, in the order of its arcs.
+        of tree ``t`` are rows ``start[t]:start[t + 1]``, in the order of its arcs. Every
+        array is ``int32`` but ``start``.
     start : numpy.ndarray
         ``len(roots) + 1`` row offsets.
     parent : numpy.ndarray
@@ -73,7 +74,8 @@ class Forest:
             return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64)
         nodes = int(max(self.up.max(), self.node.max())) + 1
         keys = int(self.key.max()) + 1
-        code = (self.up * nodes + self.node) * keys + self.key  # row-major (up, node, key)
+        up, node = self.up.astype(np.int64), self.node.astype(np.int64)
+        code = (up * nodes + node) * keys + self.key  # row-major (up, node, key)
         distinct, inverse = np.unique(code, return_inverse=True)
         arcs = np.stack([distinct // keys // nodes, distinct // keys % nodes, distinct % keys], 1)
         return arcs, inverse.reshape(-1)
@@ -159,7 +161,23 @@ def forest(trees: Sequence[Tree | OrientedTree], direction: str = "out") -> Fore
     below = np.zeros(n, dtype=np.int64)
     for level in reversed(levels[1:]):
         np.maximum.at(below, parent[level], below[level] + 1)
-    return Forest(roots, tree, up, node, key, start, parent, depth, below, child_start, order)
+
+    def i32(x: np.ndarray) -> np.ndarray:
+        return x.astype(np.int32)
+
+    return Forest(
+        roots=i32(roots),
+        tree=i32(tree),
+        up=i32(up),
+        node=i32(node),
+        key=i32(key),
+        start=start,
+        parent=i32(parent),
+        depth=i32(depth),
+        below=i32(below),
+        child_start=i32(child_start),
+        children=i32(order),
+    )
 
 
 def _arcs(t: Tree | OrientedTree) -> Sequence[tuple[int, int, int]]:
