@@ -25,7 +25,7 @@ from supermesh.trees.oriented import OrientedTree
 __all__ = ["Forest", "forest"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: no element-wise == or hash
 class Forest:
     """Trees as parent -> child arcs in flat arrays (one row per arc: a *job*).
 
