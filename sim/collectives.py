@@ -21,6 +21,7 @@ of out-trees runs its reduce-scatter on the reversed arcs (same key: the same ph
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -29,7 +30,7 @@ import networkx as nx
 
 from supermesh.errors import SpecError, TopologyError
 from supermesh.sim.presets import SimParams
-from supermesh.sim.program import PhaseBuilder, Program
+from supermesh.sim.program import Phase, PhaseBuilder, Program
 from supermesh.topologies.model import Arc
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.trees.oriented import OrientedTree, orient
@@ -237,7 +238,7 @@ def tree_phases(
     collective: str,
     params: SimParams,
     arc_index: dict[Arc, int],
-    phase: Callable[[str], PhaseBuilder],
+    phase: Callable[[str], PhaseBuilder | Phase],
     meta: dict[str, Any],
 ) -> Program:
     """The program of a tree collective from its phase builders.
@@ -253,7 +254,8 @@ def tree_phases(
     arc_index : dict
         Arc -> index, filled by the phase builders.
     phase : callable
-        ``"reduce"`` or ``"forward"`` -> the :class:`PhaseBuilder` holding that phase's blocks.
+        ``"reduce"`` or ``"forward"`` -> the :class:`PhaseBuilder` holding that phase's blocks,
+        or the :class:`Phase` already built (its start, final delay and label are set here).
     meta : dict
         :attr:`Program.meta`.
 
@@ -261,16 +263,23 @@ def tree_phases(
     -------
     Program
     """
+
+    def built(kind: str, **how: Any) -> Phase:
+        blocks = phase(kind)
+        return (
+            dataclasses.replace(blocks, **how) if isinstance(blocks, Phase) else blocks.build(**how)
+        )
+
     phases = []
     if collective in ("allreduce", "reducescatter", "reduce"):
         phases.append(
-            phase("reduce").build(
-                start=params.reduce_start, final_delay=params.reduce_delay, label="reduce"
+            built(
+                "reduce", start=params.reduce_start, final_delay=params.reduce_delay, label="reduce"
             )
         )
     if collective in ("allreduce", "allgather", "broadcast"):
         start = None if collective == "allreduce" else params.forward_start
-        phases.append(phase("forward").build(start=start, label="forward"))
+        phases.append(built("forward", start=start, label="forward"))
     return Program(
         arcs=list(arc_index),
         phases=phases,

@@ -28,6 +28,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 import networkx as nx
+import numpy as np
 
 from supermesh.errors import SpecError, TopologyError
 from supermesh.sim.bounds import ThroughputBound
@@ -35,12 +36,12 @@ from supermesh.sim.collectives import check_collective, chunk_count, tree_phases
 from supermesh.sim.engine.timing import run_program
 from supermesh.sim.link_costs import apply_link_costs
 from supermesh.sim.presets import SimParams, get_preset
-from supermesh.sim.program import PhaseBuilder, Program
+from supermesh.sim.program import Dependencies, Phase, Program
 from supermesh.sim.result import SimResult
 from supermesh.sim.run import evaluate
 from supermesh.trees.model import Tree, TreePacking
-from supermesh.trees.oriented import OrientedTree, orient
-from supermesh.trees.schedule.fifo import FIFO_ROUNDS, Job, fifo_slots, stream_counts
+from supermesh.trees.schedule.fifo import FIFO_ROUNDS, Job, fifo_order, stream_counts
+from supermesh.trees.schedule.forest import forest
 from supermesh.trees.schedule.weighted import split_block
 
 __all__ = [
@@ -55,14 +56,15 @@ SEARCH_UP_TO = 100
 """Ranks up to which :func:`chunk_candidates` offers three chunk sizes (above: one)."""
 
 
-def _trees(packing: TreePacking | Sequence[Tree], direction: str) -> list[OrientedTree]:
+def _stored(packing: TreePacking | Sequence[Tree], direction: str) -> tuple[list[Tree], str]:
+    """The trees of ``packing`` and the direction they are stored in."""
     if isinstance(packing, TreePacking):
-        return [orient(t, packing.direction) for t in packing.trees]
-    return [orient(t, direction) for t in packing]
+        return list(packing.trees), packing.direction
+    return list(packing), direction
 
 
 def _tree_chunks(
-    trees: Sequence[OrientedTree], per_root: float, chunk_bytes: int, split: bool
+    trees: Sequence[Tree], per_root: float, chunk_bytes: int, split: bool
 ) -> list[int]:
     """Chunks each tree carries: its root's block split by shares, or each share rounded up.
 
@@ -146,7 +148,7 @@ def packing_program(
     given = order if isinstance(order, Mapping) else None
     if given is None and order not in ("schedule", "depth"):
         raise SpecError(f"order {order!r} is not 'schedule' or 'depth'")
-    trees = _trees(packing, direction)
+    trees, direction = _stored(packing, direction)
     if not trees:
         raise SpecError("no trees to simulate")
     roots = sorted({t.root for t in trees})
@@ -158,48 +160,53 @@ def packing_program(
 
     equal = equalise and given is None
     streams = stream_counts(counts) if equal else [[c] for c in counts]
+    # one copy of a tree per stream: a tree of m streams takes m places in each round of its links
+    copy_tree = np.repeat(np.arange(len(trees)), [len(x) for x in streams])
+    copy_stream = np.concatenate([np.arange(len(x)) for x in streams])
+    copy_count = np.array([c * per_chunk for x in streams for c in x], dtype=np.int64)
+    f = forest([trees[ti] for ti in copy_tree.tolist()], direction)
+    ti_of, si_of = copy_tree[f.tree], copy_stream[f.tree]
+    down, arc_of = f.arc_ids()
 
-    def phase(kind: str) -> PhaseBuilder:
+    def phase(kind: str) -> Phase:
         rounds = min(max(max(x) for x in streams), FIFO_ROUNDS)
-        # one job per stream: a tree of m streams takes m places in each round of its links
-        copies = [(ti, si) for ti, x in enumerate(streams) for si in range(len(x))]
-        slots: dict[tuple[int, int, int], int] = {}
         if given is not None:
-            slots = {(ti, 0, v): pos for (ti, v), pos in given[kind].items()}
+            mine = given[kind]
+            keys = zip(ti_of.tolist(), f.node.tolist(), si_of.tolist(), strict=True)
+            slot = np.array([mine.get((ti, v), 0) if si == 0 else 0 for ti, v, si in keys])
         elif order == "schedule":
-            by_copy = fifo_slots([trees[ti] for ti, _ in copies], kind, rounds=rounds)
-            slots = {(*copies[ci], v): pos for (ci, v), pos in by_copy.items()}
-        jobs = []
-        for ti, t in enumerate(trees):
-            for v in t.parent:
-                depth = t.depth[v] if kind == "forward" else -t.depth[v]
-                for si in range(len(streams[ti])):
-                    jobs.append((slots.get((ti, si, v), 0), depth, ti, si, t.parent[v], v))
-        jobs.sort()
-        pb = PhaseBuilder(arc_index)
-        block: dict[tuple[int, int, int], int] = {}
-        for _, _, ti, si, (u, v, k), _ in jobs:
-            arc = (u, v, k) if kind == "forward" else (v, u, k)
-            if not G.has_edge(*arc[:2], key=arc[2]):
-                raise TopologyError(
-                    f"the packing uses arc {arc[0]}->{arc[1]} key {arc[2]}, "
-                    "which the topology does not have"
-                )
-            block[(ti, si, v)] = pb.add(
-                arc,
-                count=streams[ti][si] * per_chunk,
-                duration=unit_time,
-                payload=unit,
-                delay=params.forward_delay if kind == "forward" else params.reduce_delay,
-            )
-        for _, _, ti, si, (u, v, _), _ in jobs:
-            t = trees[ti]
-            if kind == "forward":
-                deps = [block[(ti, si, u)]] if u != t.root else []
-            else:
-                deps = [block[(ti, si, c)] for c in t.children.get(v, ())]
-            pb.set_deps(block[(ti, si, v)], deps)
-        return pb
+            slot = fifo_order(f, kind, rounds=rounds)
+        else:
+            slot = np.zeros(f.jobs, dtype=np.int64)
+        depth = f.depth if kind == "forward" else -f.depth
+        # blocks in the order (slot, depth, tree, stream, arc, node): each link's FIFO by slot
+        job_of = np.lexsort((f.node, f.key, f.node, f.up, si_of, ti_of, depth, slot))
+        block = np.empty(f.jobs, dtype=np.int64)
+        block[job_of] = np.arange(f.jobs)
+        # the data go down the arcs for a forward, up them (reversed) for a reduce
+        physical = down if kind == "forward" else down[:, [1, 0, 2]]
+        arc = _intern(G, arc_index, physical, arc_of[job_of])
+        if kind == "forward":
+            up = f.parent[job_of]
+            waits = up >= 0
+            flat = block[up[waits]]
+        else:
+            waits = np.diff(f.child_start)[job_of]
+            flat = block[f.children_of(job_of)]
+        start = np.zeros(f.jobs + 1, dtype=np.int64)
+        np.cumsum(waits, out=start[1:])
+        m = f.jobs
+        return Phase(
+            arc=arc,
+            count=copy_count[f.tree[job_of]],
+            group=np.zeros(m, dtype=np.int64),
+            duration=np.full(m, float(unit_time)),
+            delay=np.full(
+                m, float(params.forward_delay if kind == "forward" else params.reduce_delay)
+            ),
+            payload=np.full(m, int(unit), dtype=np.int64),
+            deps=Dependencies(start, flat),
+        )
 
     return tree_phases(
         collective,
@@ -218,6 +225,28 @@ def packing_program(
             "order": order if given is None else "given",
         },
     )
+
+
+def _intern(
+    G: nx.MultiDiGraph,
+    arc_index: dict[tuple[int, int, int], int],
+    arcs: np.ndarray,
+    which: np.ndarray,
+) -> np.ndarray:
+    """Each block's arc index (``arcs[which[b]]``), new arcs numbered in order of first use."""
+    first = np.full(len(arcs), len(which), dtype=np.int64)
+    np.minimum.at(first, which, np.arange(len(which)))
+    index = np.full(len(arcs), -1, dtype=np.int64)
+    for row in np.argsort(first, kind="stable").tolist():
+        if first[row] == len(which):
+            continue  # no block uses it
+        u, v, k = (int(x) for x in arcs[row])
+        if not G.has_edge(u, v, key=k):
+            raise TopologyError(
+                f"the packing uses arc {u}->{v} key {k}, which the topology does not have"
+            )
+        index[row] = arc_index.setdefault((u, v, k), len(arc_index))
+    return index[which]
 
 
 def chunk_candidates(
@@ -281,7 +310,9 @@ def tuned_program(
     Every candidate is simulated (link costs applied, as :func:`~supermesh.sim.run.evaluate`
     does); the first of the fastest is kept (larger chunks first: fewer transfers).
     ``meta["chunk_bytes"]`` and ``meta["tried"]`` (chunk bytes, trees, time of every
-    candidate) record the choice.
+    candidate) record the choice. A single candidate (one packing above
+    :data:`SEARCH_UP_TO` ranks) is not simulated here: its entry has no time, the result's is
+    its time (a 32x32 packing's run is 4 million transfers, which the caller runs anyway).
 
     Parameters
     ----------
@@ -306,19 +337,24 @@ def tuned_program(
     >>> q.chunk_bytes, [t["chunk_bytes"] for t in prog.meta["tried"]]
     (32768, [32768, 16384, 12288])
     """
+    options = [(p, c) for p in packings for c in chunk_candidates(p, nbytes, params)]
+    if not options:
+        raise SpecError("no packing to simulate")
     best: tuple[float, Program, SimParams] | None = None
     tried = []
-    for p in packings:
-        for c in chunk_candidates(p, nbytes, params):
-            q = dataclasses.replace(params, chunk_bytes=c)
-            program = packing_program(G, p, collective, nbytes, q)
-            end = run_program(apply_link_costs(G, program, q)).end
-            rule = p.stats.get("rule", "given")
-            tried.append({"chunk_bytes": c, "trees": len(p.trees), "rule": rule, "time": end})
-            if best is None or end < best[0]:
-                best = (end, program, q)
-    if best is None:
-        raise SpecError("no packing to simulate")
+    for p, c in options:
+        q = dataclasses.replace(params, chunk_bytes=c)
+        program = packing_program(G, p, collective, nbytes, q)
+        rule = p.stats.get("rule", "given")
+        tried.append({"chunk_bytes": c, "trees": len(p.trees), "rule": rule})
+        if len(options) == 1:
+            best = (0.0, program, q)  # nothing to choose: the caller's run is the only one
+            break
+        end = run_program(apply_link_costs(G, program, q)).end
+        tried[-1]["time"] = end
+        if best is None or end < best[0]:
+            best = (end, program, q)
+    assert best is not None
     _, program, q = best
     program.meta["chunk_bytes"] = q.chunk_bytes
     program.meta["tried"] = tried

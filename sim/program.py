@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DeadlockError",
+    "Dependencies",
     "Phase",
     "PhaseBuilder",
     "Program",
@@ -80,6 +81,48 @@ class DeadlockError(SupermeshError):
         self.stuck = tuple(stuck)
 
 
+class Dependencies(Sequence[tuple[int, ...]]):
+    """Per block, the blocks it waits for, held as two arrays instead of a tuple per block.
+
+    A throughput packing of a 32x32 SuperMesh has 4 million blocks: a tuple of Python ints
+    each costs about 90 bytes a block, these arrays 16.
+
+    Parameters
+    ----------
+    start : numpy.ndarray
+        ``blocks + 1`` offsets into ``flat``.
+    flat : numpy.ndarray
+        Block ``b`` waits for ``flat[start[b]:start[b + 1]]``.
+
+    Examples
+    --------
+    >>> d = Dependencies(np.array([0, 0, 1, 3]), np.array([0, 0, 1]))
+    >>> len(d), d[2], list(d)
+    (3, (0, 1), [(), (0,), (0, 1)])
+    """
+
+    def __init__(self, start: np.ndarray, flat: np.ndarray) -> None:
+        self.start = start
+        self.flat = flat
+
+    def __len__(self) -> int:
+        return len(self.start) - 1
+
+    @overload
+    def __getitem__(self, b: int) -> tuple[int, ...]: ...
+
+    @overload
+    def __getitem__(self, b: slice) -> list[tuple[int, ...]]: ...
+
+    def __getitem__(self, b: int | slice) -> tuple[int, ...] | list[tuple[int, ...]]:
+        if isinstance(b, slice):
+            return [self[i] for i in range(*b.indices(len(self)))]
+        if not -len(self) <= b < len(self):
+            raise IndexError(b)
+        b %= len(self)
+        return tuple(self.flat[self.start[b] : self.start[b + 1]].tolist())
+
+
 @dataclass
 class Phase:
     """One phase: blocks of transfers sharing per-arc FIFOs.
@@ -92,8 +135,9 @@ class Phase:
         Per block: start-to-delivery time of each transfer, and the delay after its dependencies.
     payload : numpy.ndarray of int
         Per block: bytes each transfer carries (for energy and bandwidth accounting).
-    deps : list of tuple of int
-        Per block: the blocks whose same-numbered transfer it waits for.
+    deps : sequence of tuple of int
+        Per block: the blocks whose same-numbered transfer it waits for (a list, or
+        :class:`Dependencies` for programs of millions of blocks).
     start : float or None
         Start time of the phase; ``None`` means after the previous phase's barrier.
     final_delay : float
@@ -111,7 +155,7 @@ class Phase:
     duration: np.ndarray
     delay: np.ndarray
     payload: np.ndarray
-    deps: list[tuple[int, ...]]
+    deps: Sequence[tuple[int, ...]]
     start: float | None = None
     final_delay: float = 0.0
     label: str = "forward"

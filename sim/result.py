@@ -219,8 +219,9 @@ def _timeseries(
     longest = max((float(p.duration.max()) for p in program.phases if p.size), default=1.0)
     nb = int(max(1, min(bins, math.floor(end / max(longest, 1e-12)))))
     width = end / nb
-    times = [s for pt in timing.phases for s, _ in pt.samples if len(s)]
-    weights = [np.full(len(s), w) for pt in timing.phases for s, w in pt.samples if len(s)]
+    points = [pt.samples.points() for pt in timing.phases]
+    times = [s for s, _ in points if len(s)]
+    weights = [w for s, w in points if len(s)]
     hist: np.ndarray = np.zeros(nb)
     if times:
         idx = np.minimum((np.concatenate(times) / width).astype(np.int64), nb - 1)

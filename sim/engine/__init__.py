@@ -10,7 +10,9 @@ free times the previous group left.
 Groups that are not arc-disjoint trees of equal chunk counts (ring steps, one-shot exchanges,
 MultiTree steps, throughput packings) are solved transfer by transfer in topological order; when
 their blocks depend only on each other, chunk by chunk until the times repeat, the rest by the
-repetition. Every path computes exactly what :func:`supermesh.sim.oracle.simulate_events`
+repetition; when they are wide (a throughput packing at one chunk per tree: millions of
+transfers, FIFOs a thousand long), layer by layer of the transfer dependency graph with array
+operations. Every path computes exactly what :func:`supermesh.sim.oracle.simulate_events`
 computes.
 
 Link costs: every block's ``duration`` is its transfer time on its own arc
@@ -23,7 +25,8 @@ programs with random link costs.
 Modules: :mod:`~supermesh.sim.engine.timing` (:func:`run_program`, :class:`Timing`: a program
 run phase by phase, each phase group by group), :mod:`~supermesh.sim.engine.levels` (arc-disjoint
 tree groups, level by level), :mod:`~supermesh.sim.engine.sequential` (the periodic and the
-general path).
+general path), :mod:`~supermesh.sim.engine.frontier` (wide groups, layer by layer),
+:mod:`~supermesh.sim.engine.samples` (the sampled start times of a phase, stored flat).
 """
 
 from supermesh._lazy import lazy_exports

@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from supermesh.sim.engine.frontier import solve_frontier
 from supermesh.sim.engine.levels import fits_levels, solve_levels
+from supermesh.sim.engine.samples import Samples
 from supermesh.sim.engine.sequential import solve_general, solve_periodic
-from supermesh.sim.program import Phase, Program
+from supermesh.sim.program import Dependencies, Phase, Program
 
 __all__ = ["PERIODIC_FROM", "PERIODIC_PROBE", "PhaseRun", "PhaseTiming", "Timing", "run_program"]
 
@@ -40,8 +42,9 @@ class PhaseTiming:
         Phase start, phase done (after its final delay), last delivery.
     first_start, last_finish_block : numpy.ndarray
         Per block: first start and last delivery.
-    samples : list of (numpy.ndarray, float)
-        Per block: sampled start times and the busy time each sample stands for.
+    samples : Samples
+        Per block: sampled start times and the busy time each sample stands for
+        (``samples[b]``; :meth:`Samples.points` gives them all at once).
     starts : list of numpy.ndarray or None
         Per block: every start time (only when asked for).
     """
@@ -51,7 +54,7 @@ class PhaseTiming:
     last_finish: float
     first_start: np.ndarray
     last_finish_block: np.ndarray
-    samples: list[tuple[np.ndarray, float]] = field(default_factory=list)
+    samples: Samples = field(default_factory=lambda: Samples(0))
     starts: list[np.ndarray] | None = None
 
 
@@ -89,8 +92,13 @@ class PhaseRun:
         Per block: its delivery times, kept only for blocks some other group waits for.
     first, last : numpy.ndarray
         Per block: first start and last delivery.
-    samples, starts : list
-        Per block: sampled start times with the busy time each stands for, every start time.
+    samples : Samples
+        Per block: sampled start times with the busy time each stands for.
+    starts : list
+        Per block: every start time (only when asked for).
+    dep_start, dep_flat : numpy.ndarray
+        The dependencies as arrays: block ``b`` waits for
+        ``dep_flat[dep_start[b]:dep_start[b + 1]]``.
     """
 
     def __init__(self, phase: Phase, n_arcs: int, t0: float, release: float, keep: bool):
@@ -102,13 +110,23 @@ class PhaseRun:
         self.finish: list[np.ndarray | None] = [None] * nb
         self.first = np.full(nb, np.nan)
         self.last = np.full(nb, np.nan)
-        self.samples: list[tuple[np.ndarray, float]] = [(np.empty(0), 0.0)] * nb
+        self.samples = Samples(nb)
         self.keep = keep
         self.starts: list[np.ndarray] = [np.empty(0)] * nb
+        if isinstance(phase.deps, Dependencies):
+            self.dep_start, self.dep_flat = phase.deps.start, phase.deps.flat
+            sizes = np.diff(self.dep_start)
+        else:
+            sizes = np.fromiter(map(len, phase.deps), dtype=np.int64, count=nb)
+            self.dep_start = np.zeros(nb + 1, dtype=np.int64)
+            np.cumsum(sizes, out=self.dep_start[1:])
+            count = int(self.dep_start[-1])
+            chain = itertools.chain.from_iterable(phase.deps)
+            self.dep_flat = np.fromiter(chain, dtype=np.int64, count=count)
         # blocks some block of another group waits for: their delivery vectors are kept
-        self.needed = {
-            d for b in range(nb) for d in phase.deps[b] if phase.group[d] != phase.group[b]
-        }
+        owner = np.repeat(np.arange(nb), sizes)
+        other = phase.group[self.dep_flat] != phase.group[owner]
+        self.needed = set(np.unique(self.dep_flat[other]).tolist())
 
     def record(self, b: int, s: np.ndarray, f: np.ndarray) -> None:
         """Store block ``b``'s start times ``s`` and delivery times ``f`` (one per chunk)."""
@@ -117,9 +135,32 @@ class PhaseRun:
         self.first[b] = s[0]
         self.last[b] = f[-1]
         stride = max(1, len(s) // _SAMPLES)
-        self.samples[b] = (s[::stride].copy(), float(self.p.duration[b]) * stride)
+        self.samples.put(b, s[::stride].copy(), float(self.p.duration[b]) * stride)
         if self.keep:
             self.starts[b] = s.copy()
+
+    def record_many(
+        self,
+        blocks: np.ndarray,
+        begin: np.ndarray,
+        counts: np.ndarray,
+        s: np.ndarray,
+        f: np.ndarray,
+    ) -> None:
+        """Store many blocks at once: block ``blocks[i]`` has the ``counts[i]`` (at least one)
+        start times ``s`` and delivery times ``f`` from ``begin[i]`` on, one per chunk."""
+        self.first[blocks] = s[begin]
+        self.last[blocks] = f[begin + counts - 1]
+        for i in np.flatnonzero(np.isin(blocks, list(self.needed))).tolist():
+            self.finish[int(blocks[i])] = f[begin[i] : begin[i] + counts[i]].copy()
+        stride = np.maximum(1, counts // _SAMPLES)
+        kept = -(-counts // stride)  # samples per block: chunks 0, stride, 2 stride, ...
+        rank = np.arange(int(kept.sum())) - np.repeat(np.cumsum(kept) - kept, kept)
+        times = s[np.repeat(begin, kept) + rank * np.repeat(stride, kept)]
+        self.samples.put_many(blocks, kept, times, self.p.duration[blocks] * stride)
+        if self.keep:
+            for i, b in enumerate(blocks.tolist()):
+                self.starts[b] = s[begin[i] : begin[i] + counts[i]].copy()
 
     def needs_vectors(self, b: int) -> bool:
         """Whether block ``b``'s every time must be kept (another group waits, or asked for)."""
@@ -137,7 +178,7 @@ class PhaseRun:
         dur = float(self.p.duration[b])
         self.first[b] = ends[0]
         self.last[b] = ends[1] + dur
-        self.samples[b] = (at(idx), dur * stride)
+        self.samples.put(b, at(idx), dur * stride)
 
     def run(self) -> None:
         """Solve every group of the phase in FIFO order.
@@ -159,7 +200,7 @@ class PhaseRun:
                 large = int(p.count[lo:hi].sum()) > PERIODIC_FROM
                 if not (large and solve_periodic(self, lo, hi, probe=PERIODIC_PROBE)):
                     solve_levels(self, lo, hi)
-            elif not solve_periodic(self, lo, hi):
+            elif not solve_periodic(self, lo, hi) and not solve_frontier(self, lo, hi):
                 solve_general(self, lo, hi)
 
 

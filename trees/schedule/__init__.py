@@ -10,7 +10,8 @@
   collective; :mod:`~supermesh.trees.schedule.phases` reads and checks the trees of each phase;
   :mod:`~supermesh.trees.schedule.weighted` splits each block among a rank's weighted
   trees; :mod:`~supermesh.trees.schedule.fifo` orders a link shared by many trees (a list
-  schedule, which the simulator runs too).
+  schedule, which the simulator runs too) over the flat arrays of
+  :mod:`~supermesh.trees.schedule.forest`.
 - :mod:`~supermesh.trees.schedule.routes`: :func:`route_schedule`, the tables of an AllToAll
   (point-to-point routes with a per-link order).
 - :mod:`~supermesh.trees.schedule.size`: bytes per chiplet in a stated compact encoding.
@@ -47,7 +48,10 @@ _EXPORTS: dict[str, str] = {
     "split_block": "supermesh.trees.schedule.weighted",
     "FIFO_ROUNDS": "supermesh.trees.schedule.fifo",
     "Job": "supermesh.trees.schedule.fifo",
+    "fifo_order": "supermesh.trees.schedule.fifo",
     "fifo_slots": "supermesh.trees.schedule.fifo",
+    "Forest": "supermesh.trees.schedule.forest",
+    "forest": "supermesh.trees.schedule.forest",
     "stream_counts": "supermesh.trees.schedule.fifo",
     "streamed": "supermesh.trees.schedule.fifo",
     "TableEncoding": "supermesh.trees.schedule.size",

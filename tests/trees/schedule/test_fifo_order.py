@@ -1,0 +1,112 @@
+"""The FIFO order of shared links (a list schedule on bit sets) against a plain one written here.
+
+:func:`fifo_order` keeps each link's waiting transfers as bits and takes the lowest; the
+reference below is the schedule as its docstring states it, slot by slot with a heap per link.
+Both must give every link the same order on random trees sharing links, in both directions and
+for any number of rounds; the forest must refuse what an OrientedTree refuses.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from supermesh.errors import TopologyError
+from supermesh.trees.model import Tree
+from supermesh.trees.schedule.fifo import fifo_order
+from supermesh.trees.schedule.forest import forest
+
+
+def reference(trees: list[Tree], kind: str, rounds: int) -> dict[tuple[int, int], int]:
+    """Slot by slot: each link sends its best ready transfer of its current round."""
+    parent = [{v: (u, v, k) for u, v, k in t.arcs} for t in trees]
+    children = [{} for _ in trees]
+    for ti, t in enumerate(trees):
+        for u, v, _ in t.arcs:
+            children[ti].setdefault(u, []).append(v)
+
+    def depth(ti: int, v: int) -> int:
+        return 0 if v == trees[ti].root else 1 + depth(ti, parent[ti][v][0])
+
+    def below(ti: int, v: int) -> int:
+        return max((1 + below(ti, c) for c in children[ti].get(v, ())), default=0)
+
+    jobs = [(ti, v) for ti in range(len(trees)) for v in parent[ti]]
+    key = {
+        (ti, v): (-(below(ti, v) if kind == "forward" else depth(ti, v)), ti, v) for ti, v in jobs
+    }
+    arc = {(ti, v): parent[ti][v] for ti, v in jobs}
+    per_arc: dict = {}
+    for j in jobs:
+        per_arc[arc[j]] = per_arc.get(arc[j], 0) + 1
+    if kind == "forward":
+        need = {j: int(arc[j][0] != trees[j[0]].root) for j in jobs}
+    else:
+        need = {(ti, v): len(children[ti].get(v, ())) for ti, v in jobs}
+    left = {(j, c): need[j] for j in jobs for c in range(rounds)}
+    ready = [(j, c) for (j, c), k in left.items() if k == 0]
+    waiting: dict = {a: [] for a in per_arc}
+    sent = dict.fromkeys(per_arc, 0)
+    keep = max(0, rounds - 2)
+    out = {}
+    while any(sent[a] < rounds * per_arc[a] for a in per_arc):
+        for j, c in ready:
+            heapq.heappush(waiting[arc[j]], ((c, *key[j]), j))
+        ready = []
+        for a, heap in waiting.items():
+            if not heap or heap[0][0][0] != sent[a] // per_arc[a]:
+                continue
+            (c, *_), j = heapq.heappop(heap)
+            if c == keep:
+                out[j] = sent[a] - keep * per_arc[a]
+            sent[a] += 1
+            ti, v = j
+            if kind == "forward":
+                ready += [((ti, w), c) for w in children[ti].get(v, ())]
+            elif parent[ti][v][0] != trees[ti].root:
+                up = (ti, parent[ti][v][0])
+                left[(up, c)] -= 1
+                if left[(up, c)] == 0:
+                    ready.append((up, c))
+    return out
+
+
+@st.composite
+def shared_trees(draw):
+    """Random spanning trees of a few nodes over two parallel arcs per node pair."""
+    n = draw(st.integers(2, 6))
+    trees = []
+    for _ in range(draw(st.integers(1, 6))):
+        order = draw(st.permutations(range(n)))
+        arcs = []
+        for i, v in enumerate(order[1:], 1):
+            u = order[draw(st.integers(0, i - 1))]
+            arcs.append((u, v, draw(st.integers(0, 1))))
+        trees.append(Tree(order[0], tuple(arcs), n))
+    return trees
+
+
+@given(shared_trees(), st.sampled_from(["forward", "reduce"]), st.integers(1, 4))
+@settings(deadline=None)
+def test_fifo_order_is_the_stated_list_schedule(trees, kind, rounds):
+    f = forest(trees)
+    got = fifo_order(f, kind, rounds=rounds, tries=0)
+    mine = dict(zip(zip(f.tree.tolist(), f.node.tolist(), strict=True), got.tolist(), strict=True))
+    assert mine == reference(trees, kind, rounds)
+
+
+def test_forest_refuses_what_a_tree_cannot_be():
+    with pytest.raises(TopologyError, match="twice"):
+        forest([Tree(0, ((0, 1, 0), (0, 1, 1)), 1)])
+    with pytest.raises(TopologyError, match="hangs from nothing"):
+        forest([Tree(0, ((2, 1, 0),), 1)])
+    with pytest.raises(TopologyError, match="cycle"):
+        forest([Tree(0, ((0, 1, 0), (2, 3, 0), (3, 2, 0)), 1)])
+
+
+def test_forest_reverses_stored_in_trees():
+    f = forest([Tree(2, ((0, 1, 0), (1, 2, 0)), 2)], "in")  # 0 -> 1 -> 2, root 2
+    assert (f.up.tolist(), f.node.tolist(), f.depth.tolist()) == ([1, 2], [0, 1], [2, 1])
