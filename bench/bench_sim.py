@@ -25,7 +25,7 @@ import time
 from supermesh.sim import get_preset
 from supermesh.sim.algorithms import run_algorithm
 from supermesh.sim.sweep import SweepCase, build_trees, run_sweep
-from supermesh.sim.tree_sets import tree_sets_for, trees_key
+from supermesh.sim.tree_sets import phase_trees_for, trees_key
 from supermesh.topologies import build
 from supermesh.units import format_size
 
@@ -47,12 +47,12 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> None:
 
 def trees(cache: dict, spec: str, algorithm: str, collective: str, limit: float) -> float:
     """Build (and cache) the trees a case needs; return the seconds it took."""
-    kind = collective if collective in ("allreduce", "broadcast", "reduce") else "sets"
-    key = ("trees", spec, algorithm, kind, None)
-    if key in cache or algorithm not in ("pipeline", "tto", "paper"):
+    G = build(spec)
+    key = trees_key(G, algorithm, collective)  # the key run_algorithm looks up
+    if key is None or key in cache:
         return 0.0
     t0 = time.perf_counter()
-    cache[key] = tree_sets_for(build(spec), algorithm, collective, time_limit=limit)
+    cache[key] = phase_trees_for(G, algorithm, collective, time_limit=limit)
     return time.perf_counter() - t0
 
 

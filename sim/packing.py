@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 import networkx as nx
 import numpy as np
 
+from supermesh.budget import check_memory
 from supermesh.errors import SpecError, TopologyError
 from supermesh.sim.bounds import ThroughputBound
 from supermesh.sim.collectives import check_collective, chunk_count, tree_phases
@@ -51,6 +52,10 @@ __all__ = [
     "simulate_packing",
     "tuned_program",
 ]
+
+PACKING_BLOCK_BYTES = 300
+"""Peak bytes per transfer of a packing's run: ``sim smbi:32x32 -c allgather --size 512MiB``
+(4,190,208 transfers, one chunk per tree) peaked at 1,268 MB."""
 
 SEARCH_UP_TO = 100
 """Ranks up to which :func:`chunk_candidates` offers three chunk sizes (above: one)."""
@@ -160,6 +165,13 @@ def packing_program(
 
     equal = equalise and given is None
     streams = stream_counts(counts) if equal else [[c] for c in counts]
+    blocks = sum(len(t.arcs) * len(x) for t, x in zip(trees, streams, strict=True))
+    check_memory(  # the program, its dependency arrays and the engine's times, per block
+        PACKING_BLOCK_BYTES * blocks * (2 if collective == "allreduce" else 1),
+        f"the {collective} of {len(trees):,} weighted trees ({blocks:,} transfers a phase)",
+        hint="simulate a smaller grid; the time this run would approach is the cut bound's "
+        "(supermesh bound SPEC --collective allgather, in seconds at any size)",
+    )
     # one copy of a tree per stream: a tree of m streams takes m places in each round of its links
     copy_tree = np.repeat(np.arange(len(trees)), [len(x) for x in streams])
     copy_stream = np.concatenate([np.arange(len(x)) for x in streams])

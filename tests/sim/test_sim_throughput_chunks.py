@@ -59,3 +59,15 @@ def test_cli_json_says_which_chunk_and_parts(capsys):
     assert doc["algorithm"] == "throughput"
     assert doc["meta"]["chunk_bytes"] == doc["params"]["chunk_bytes"] == 32768
     assert doc["meta"]["trees"] == 32  # two trees (parts) per chiplet
+
+
+def test_a_wafer_scale_throughput_run_is_refused_with_its_transfer_count(monkeypatch):
+    from supermesh.errors import ResourceError
+
+    # smbi:4x4: 16 roots x 4 trees x 15 arcs = 960 transfers a phase, two phases for AllReduce
+    monkeypatch.setenv("SUPERMESH_MAX_MEMORY", "256KiB")
+    with pytest.raises(ResourceError, match=r"64 weighted trees \(960 transfers a phase\)"):
+        run_algorithm(build("smbi:4x4"), "throughput", "allgather", 1 << 20, get_preset())
+    monkeypatch.setenv("SUPERMESH_MAX_MEMORY", "1MiB")  # 960 x 300 B = 281 KiB: runs
+    r = run_algorithm(build("smbi:4x4"), "throughput", "allgather", 1 << 20, get_preset())
+    assert r.time >= r.lower_bound
