@@ -23,7 +23,7 @@ throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllG
            (:func:`supermesh.trees.schedule.collective.throughput_packing`, the fewest equal
            parts reaching the bound), simulated by :func:`supermesh.sim.packing.packing_program`
            (each link's FIFO order from a list schedule) at the fastest of the chunk sizes
-           :func:`supermesh.sim.packing.tuned_program` tries (one chunk per tree, two, the
+           :func:`supermesh.sim.chunk_choice.tuned_program` tries (one chunk per tree, two, the
            preset's; ``meta["chunk_bytes"]``). The default for ReduceScatter and AllGather on
            mesh, SMBi and SMAlter. Its ``lower_bound`` is the exact cut bound of the
            collective run that way (:func:`supermesh.trees.bounds.throughput.throughput_bound`:
@@ -254,8 +254,9 @@ def _throughput_program(
 ) -> tuple[Program, SimParams]:
     """The program of a throughput run and its parameters: the given packing, or the fastest
     of the packings built (and cached) for it at the chunk sizes
-    :func:`~supermesh.sim.packing.tuned_program` tries."""
-    from supermesh.sim.packing import packing_program, tuned_program
+    :func:`~supermesh.sim.chunk_choice.tuned_program` tries."""
+    from supermesh.sim.chunk_choice import tuned_program
+    from supermesh.sim.packing import packing_program
     from supermesh.trees.schedule.collective import natural_direction, throughput_packing
 
     if collective not in ("reducescatter", "allgather", "allreduce"):

@@ -23,7 +23,6 @@ order the schedule tables use. :func:`packing_program` builds the
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
@@ -34,8 +33,6 @@ from supermesh.budget import check_memory
 from supermesh.errors import SpecError, TopologyError
 from supermesh.sim.bounds import ThroughputBound
 from supermesh.sim.collectives import check_collective, chunk_count, tree_phases
-from supermesh.sim.engine.timing import run_program
-from supermesh.sim.link_costs import apply_link_costs
 from supermesh.sim.presets import SimParams, get_preset
 from supermesh.sim.program import Dependencies, Phase, Program
 from supermesh.sim.result import SimResult
@@ -46,19 +43,13 @@ from supermesh.trees.schedule.forest import forest
 from supermesh.trees.schedule.weighted import split_block
 
 __all__ = [
-    "SEARCH_UP_TO",
-    "chunk_candidates",
     "packing_program",
     "simulate_packing",
-    "tuned_program",
 ]
 
 PACKING_BLOCK_BYTES = 300
 """Peak bytes per transfer of a packing's run: ``sim smbi:32x32 -c allgather --size 512MiB``
 (4,190,208 transfers, one chunk per tree) peaked at 1,268 MB."""
-
-SEARCH_UP_TO = 100
-"""Ranks up to which :func:`chunk_candidates` offers three chunk sizes (above: one)."""
 
 
 def _stored(packing: TreePacking | Sequence[Tree], direction: str) -> tuple[list[Tree], str]:
@@ -259,118 +250,6 @@ def _intern(
             )
         index[row] = arc_index.setdefault((u, v, k), len(arc_index))
     return index[which]
-
-
-def chunk_candidates(
-    packing: TreePacking | Sequence[Tree], nbytes: int, params: SimParams
-) -> list[int]:
-    """The chunk sizes :func:`tuned_program` tries, largest first.
-
-    One chunk per tree (the smallest share's bytes), two chunks per tree, and the preset's
-    ``chunk_bytes``, none twice (a chunk's last packet may be short, so no rounding to packets).
-    Above :data:`SEARCH_UP_TO` ranks only one chunk per tree (the fastest of the three on SMBi
-    16x16 at 512 MiB: 1.0003 of the cut bound, against 1.0006 and 1.0225), since each
-    candidate is a whole simulation.
-
-    A chunk pays the hop latency once per link, and a pipeline fills and drains over its
-    tallest tree, chunk by chunk. With one chunk per tree nothing is pipelined: every tree's
-    data crosses each of its arcs once, as a bidirectional ring's blocks do, and the link FIFO
-    order (:func:`~supermesh.trees.schedule.fifo.fifo_slots`, a list schedule of that one round)
-    decides the rest. Measured (booksim, AllGather): within 0.02% of the cut bound at 512 MiB
-    on mesh 4x4 and 5x5 and SMBi 4x4, where 12 KiB chunks run 0.4-1.2% above it.
-
-    Parameters
-    ----------
-    packing : TreePacking or sequence of Tree
-    nbytes : int
-        Collective size.
-    params : SimParams
-
-    Returns
-    -------
-    list of int
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> from supermesh.trees.throughput.pack import pack_throughput
-    >>> p = pack_throughput(build("mesh:4x4"))  # 2 trees per root
-    >>> chunk_candidates(p, 512 << 20, get_preset("booksim"))  # 16 MiB per tree
-    [16777216, 8388608, 12288]
-    """
-    trees = list(packing.trees) if isinstance(packing, TreePacking) else list(packing)
-    roots = {t.root for t in trees}
-    smallest = nbytes / len(roots) * min(t.share for t in trees)
-    out: list[int] = []
-    if len(roots) > SEARCH_UP_TO:
-        return [max(1, math.ceil(smallest))]
-    for c in (math.ceil(smallest), math.ceil(smallest / 2), params.chunk_bytes):
-        if c >= 1 and c not in out:
-            out.append(c)
-    return out
-
-
-def tuned_program(
-    G: nx.MultiDiGraph,
-    packings: Sequence[TreePacking],
-    collective: str,
-    nbytes: int,
-    params: SimParams,
-) -> tuple[Program, SimParams]:
-    """The fastest :func:`packing_program` over packings and their :func:`chunk_candidates`.
-
-    Every candidate is simulated (link costs applied, as :func:`~supermesh.sim.run.evaluate`
-    does); the first of the fastest is kept (larger chunks first: fewer transfers).
-    ``meta["chunk_bytes"]`` and ``meta["tried"]`` (chunk bytes, trees, time of every
-    candidate) record the choice. A single candidate (one packing above
-    :data:`SEARCH_UP_TO` ranks) is not simulated here: its entry has no time, the result's is
-    its time (a 32x32 packing's run is 4 million transfers, which the caller runs anyway).
-
-    Parameters
-    ----------
-    G : networkx.MultiDiGraph
-    packings : sequence of TreePacking
-    collective : {"allgather", "reducescatter", "allreduce"}
-    nbytes : int
-    params : SimParams
-
-    Returns
-    -------
-    Program, SimParams
-        The program and the parameters it was built for (``chunk_bytes`` the chosen one).
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> from supermesh.trees.throughput.pack import pack_throughput
-    >>> G = build("mesh:4x4")
-    >>> booksim = get_preset("booksim")
-    >>> prog, q = tuned_program(G, [pack_throughput(G)], "allgather", 1 << 20, booksim)
-    >>> q.chunk_bytes, [t["chunk_bytes"] for t in prog.meta["tried"]]
-    (32768, [32768, 16384, 12288])
-    """
-    options = [(p, c) for p in packings for c in chunk_candidates(p, nbytes, params)]
-    if not options:
-        raise SpecError("no packing to simulate")
-    best: tuple[float, Program, SimParams] | None = None
-    tried = []
-    for p, c in options:
-        q = dataclasses.replace(params, chunk_bytes=c)
-        program = packing_program(G, p, collective, nbytes, q)
-        rule = p.stats.get("rule", "given")
-        tried.append({"chunk_bytes": c, "trees": len(p.trees), "rule": rule})
-        if len(options) == 1:
-            best = (0.0, program, q)  # nothing to choose: the caller's run is the only one
-            break
-        end = run_program(apply_link_costs(G, program, q)).end
-        tried[-1]["time"] = end
-        if best is None or end < best[0]:
-            best = (end, program, q)
-    assert best is not None
-    _, program, q = best
-    program.meta["chunk_bytes"] = q.chunk_bytes
-    program.meta["tried"] = tried
-    return program, q
 
 
 def simulate_packing(

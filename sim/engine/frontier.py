@@ -1,9 +1,9 @@
 """Wide groups solved frontier by frontier: every transfer whose predecessors are done, at once.
 
-A throughput packing at one chunk per tree (:func:`supermesh.sim.packing.chunk_candidates` picks
-it above 100 ranks) is one group of millions of blocks of a single chunk each: nothing repeats,
-so :func:`~supermesh.sim.engine.sequential.solve_periodic` does not take it, and solving it one
-transfer at a time costs about 10 microseconds and 400 bytes of Python objects per transfer
+A throughput packing at one chunk per tree (:func:`~supermesh.sim.chunk_choice.chunk_candidates`
+picks it above 100 ranks) is one group of millions of blocks of a single chunk each: nothing
+repeats, so :func:`~supermesh.sim.engine.sequential.solve_periodic` does not take it, and solving
+it one transfer at a time costs about 10 microseconds and 400 bytes of Python objects per transfer
 (40 s and 1.7 GB on a 32x32 SuperMesh). The same max-plus recurrence solved on the dependency
 graph of the transfers in topological layers (Kahn's algorithm, each layer a few array
 operations) costs the depth of that graph in Python steps: about as many as the longest FIFO,
