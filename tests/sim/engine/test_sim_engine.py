@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from _programs import block_programs
 from _sim_trees import chain, corner_trees, side_trees
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -40,44 +41,9 @@ def assert_same(program: Program) -> float:
     return fast.end
 
 
-@st.composite
-def random_programs(draw):
+def random_programs():
     """Blocks over a few arcs; dependencies only on earlier blocks with the same count."""
-    n_arcs = draw(st.integers(1, 5))
-    n_phases = draw(st.integers(1, 2))
-    arc_index: dict = {}
-    phases = []
-    for p in range(n_phases):
-        pb = PhaseBuilder(arc_index)
-        n_blocks = draw(st.integers(1, 10))
-        counts = []
-        groups = sorted(draw(st.lists(st.integers(0, 3), min_size=n_blocks, max_size=n_blocks)))
-        for b in range(n_blocks):
-            count = draw(st.integers(1, 4))
-            earlier = [d for d in range(b) if counts[d] == count]
-            deps = (
-                draw(st.lists(st.sampled_from(earlier), max_size=3, unique=True)) if earlier else []
-            )
-            a = draw(st.integers(0, n_arcs - 1))
-            pb.add(
-                (a, a + 1, 0),
-                count=count,
-                duration=draw(st.sampled_from([1.0, 2.5, 7.0, 10.0])),
-                payload=1,
-                group=groups[b],
-                deps=deps,
-                delay=draw(st.sampled_from([0.0, 0.5, 3.0])),
-            )
-            counts.append(count)
-        start = draw(st.sampled_from([None, 0.0, 2.0])) if p else draw(st.sampled_from([0.0, 1.0]))
-        phases.append(pb.build(start=start, final_delay=draw(st.sampled_from([0.0, 4.0]))))
-    return Program(
-        list(arc_index),
-        phases,
-        release=draw(st.sampled_from([0.0, 1.0, 2.5])),
-        barrier=draw(st.sampled_from([0.0, 1.0])),
-        drain=draw(st.sampled_from([0.0, 19.0])),
-    )
+    return block_programs()
 
 
 @given(random_programs())

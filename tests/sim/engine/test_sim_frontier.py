@@ -13,8 +13,8 @@ import itertools
 
 import numpy as np
 import pytest
+from _programs import block_programs
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from supermesh.sim import (
     DeadlockError,
@@ -62,43 +62,11 @@ def assert_same(program: Program) -> None:
             assert fast.phases[p].first_start[b] == pytest.approx(slow.start[p][b][0])
 
 
-@st.composite
-def wide_programs(draw):
+def wide_programs():
     """Groups of blocks sharing arcs; dependencies on earlier blocks with at least their count,
     in the same group or an earlier one."""
-    n_arcs = draw(st.integers(1, 6))
-    arc_index: dict = {}
-    phases = []
-    for p in range(draw(st.integers(1, 2))):
-        pb = PhaseBuilder(arc_index)
-        n_blocks = draw(st.integers(1, 14))
-        groups = sorted(draw(st.lists(st.integers(0, 3), min_size=n_blocks, max_size=n_blocks)))
-        counts: list[int] = []
-        for b in range(n_blocks):
-            count = draw(st.integers(1, 5))
-            earlier = [d for d in range(b) if counts[d] >= count]
-            deps = (
-                draw(st.lists(st.sampled_from(earlier), max_size=3, unique=True)) if earlier else []
-            )
-            a = draw(st.integers(0, n_arcs - 1))
-            pb.add(
-                (a, a + 1, 0),
-                count=count,
-                duration=draw(st.sampled_from([1.0, 2.5, 7.0, 1020.0])),
-                payload=1,
-                group=groups[b],
-                deps=deps,
-                delay=draw(st.sampled_from([0.0, 0.5, 3.0])),
-            )
-            counts.append(count)
-        start = draw(st.sampled_from([None, 0.0, 2.0])) if p else draw(st.sampled_from([0.0, 1.0]))
-        phases.append(pb.build(start=start, final_delay=draw(st.sampled_from([0.0, 4.0]))))
-    return Program(
-        list(arc_index),
-        phases,
-        release=draw(st.sampled_from([0.0, 1.0, 2.5])),
-        barrier=draw(st.sampled_from([0.0, 1.0])),
-        drain=draw(st.sampled_from([0.0, 19.0])),
+    return block_programs(
+        arcs=6, blocks=14, chunks=5, equal_counts=False, durations=(1.0, 2.5, 7.0, 1020.0)
     )
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _programs import block_programs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from supermesh.errors import SpecError, TopologyError
 from supermesh.sim import (
     COLLECTIVES,
-    PhaseBuilder,
     Program,
     get_preset,
     run_algorithm,
@@ -42,40 +42,13 @@ def assert_same(program: Program) -> None:
 @st.composite
 def costed_programs(draw):
     """Random blocks over a few arcs (groups, shared links, deps), then random arc costs."""
-    n_arcs = draw(st.integers(1, 5))
-    arc_index: dict = {}
-    phases = []
-    for p in range(draw(st.integers(1, 2))):
-        pb = PhaseBuilder(arc_index)
-        n_blocks = draw(st.integers(1, 10))
-        groups = sorted(draw(st.lists(st.integers(0, 2), min_size=n_blocks, max_size=n_blocks)))
-        counts: list[int] = []
-        for b in range(n_blocks):
-            count = draw(st.integers(1, 6))
-            earlier = [d for d in range(b) if counts[d] >= count]
-            deps = (
-                draw(st.lists(st.sampled_from(earlier), max_size=3, unique=True)) if earlier else []
-            )
-            a = draw(st.integers(0, n_arcs - 1))
-            pb.add(
-                (a, a + 1, 0),
-                count=count,
-                duration=draw(st.sampled_from([12.0, 31.0, 1031.0])),
-                payload=1,
-                group=groups[b],
-                deps=deps,
-                delay=draw(st.sampled_from([0.0, 0.5, 4.0])),
-            )
-            counts.append(count)
-        start = draw(st.sampled_from([None, 0.0])) if p else draw(st.sampled_from([0.0, 1.0]))
-        phases.append(pb.build(start=start, final_delay=draw(st.sampled_from([0.0, 4.0]))))
-    program = Program(
-        list(arc_index),
-        phases,
-        release=draw(st.sampled_from([0.0, 1.0])),
-        barrier=1.0,
-        drain=draw(st.sampled_from([0.0, 19.0])),
-    )
+    program = draw(
+        block_programs(
+            groups=2, chunks=6, equal_counts=False, durations=(12.0, 31.0, 1031.0),
+            delays=(0.0, 0.5, 4.0), later_starts=(None, 0.0), releases=(0.0, 1.0),
+            barriers=(1.0,),
+        )
+    )  # fmt: skip
     n = len(program.arcs)
     bw = np.array(draw(st.lists(st.sampled_from(BANDWIDTHS), min_size=n, max_size=n)))
     lat = np.array(draw(st.lists(st.sampled_from(LATENCIES), min_size=n, max_size=n)))
