@@ -108,6 +108,22 @@ def status(message: str, quiet: bool = False) -> Iterator[None]:
         yield
 
 
+def progress_bar(quiet: bool = False) -> Any:
+    """A rich progress bar (done of total, elapsed) on stderr, drawn only when
+    :func:`progress_enabled`; the caller adds its task and advances it."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=stderr_console(quiet=quiet),
+        transient=True,
+        disable=not progress_enabled(quiet),
+    )
+
+
 def wrapped(text: str, width: int = 80) -> str:
     """``text`` folded to ``width`` columns, continuation lines indented (tables' notes and
     proofs stay readable in an 80-column terminal)."""

@@ -9,7 +9,7 @@ import click
 from rich.table import Table
 
 from supermesh.cli import EXIT_FINDINGS
-from supermesh.cli.common import emit_json, progress_enabled, stderr_console, stdout_console
+from supermesh.cli.common import emit_json, progress_bar, stdout_console
 from supermesh.cli.options import json_option, quiet_option
 from supermesh.cli.values import OutputPath
 
@@ -46,19 +46,9 @@ def gallery(
     Each script runs in its own Python process with the Agg backend. Exit status 1 when any
     script fails (its last error lines are shown).
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from supermesh.draw.gallery import run_gallery
 
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=stderr_console(quiet=quiet or as_json),
-        transient=True,
-        disable=not progress_enabled(quiet or as_json),
-    )
+    progress = progress_bar(quiet or as_json)
     with progress:
         task = progress.add_task("gallery", total=None)
 

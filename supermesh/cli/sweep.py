@@ -14,7 +14,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from supermesh.cli import EXIT_FINDINGS
@@ -22,8 +21,7 @@ from supermesh.cli.common import (
     SPEC_HELP,
     emit_json,
     load_spec,
-    progress_enabled,
-    stderr_console,
+    progress_bar,
     stdout_console,
     write_outputs,
 )
@@ -283,15 +281,7 @@ def sweep(
         click.echo(
             f"resuming: {plural(kept, 'row')} of {len(cases)} kept from {checkpoint}", err=True
         )
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=stderr_console(quiet=quiet or as_json),
-        transient=True,
-        disable=not progress_enabled(quiet or as_json),
-    )
+    progress = progress_bar(quiet or as_json)
     with progress:
         task = progress.add_task("simulating", total=len(cases), completed=kept)
 
