@@ -21,12 +21,15 @@ throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllG
            trees): every chiplet roots several trees with equal shares of its data, all running
            at once at the exact cut-bound rate
            (:func:`supermesh.trees.schedule.collective.throughput_packing`, the fewest equal
-           parts reaching the bound), simulated by :func:`supermesh.sim.packing.packing_program`
-           (each link's FIFO order from a list schedule) at the fastest of the chunk sizes
+           parts reaching the bound; twice as many where those run short of it on a small
+           grid, :func:`supermesh.sim.chunk_choice.more_parts`), simulated by
+           :func:`supermesh.sim.packing.packing_program` (each link's FIFO order from a list
+           schedule) at the fastest of the chunk sizes
            :func:`supermesh.sim.chunk_choice.tuned_program` tries (one chunk per tree, two, the
-           preset's; ``meta["chunk_bytes"]``). The default for ReduceScatter and AllGather on
-           mesh, SMBi and SMAlter. Its ``lower_bound`` is the exact cut bound of the
-           collective run that way (:func:`supermesh.trees.bounds.throughput.throughput_bound`:
+           one balancing fill and hop costs, the preset's; ``meta["chunk_bytes"]``). The
+           default for ReduceScatter and AllGather on mesh, SMBi and SMAlter. Its
+           ``lower_bound`` is the exact cut bound of the collective run that way
+           (:func:`supermesh.trees.bounds.throughput.throughput_bound`:
            for AllReduce ``1 / (1 / rho_RS + 1 / rho_AG)``, not the rank connectivity the other
            algorithms are held to)
 tacos      TACOS (Won et al., MICRO 2024): greedy link-chunk matching over a time-expanded
@@ -191,19 +194,11 @@ def run_algorithm(
             f"these trees are a weighted packing (all trees at once), not {algorithm!r} trees",
             hint="simulate them with --algorithm throughput",
         )
-    if bound is True and cache is not None:
-        kind = "rate-bound" if weighted else "bound"
-        bound_key = (kind, spec, collective, params.link_pipelined)
-        if bound_key not in cache:
-            make = throughput_bound_for if weighted else collective_bound
-            cache[bound_key] = make(serial_capacity_network(G, params), collective)
-        bound = cache[bound_key]
+    given = params
     if weighted:
         program, params = _throughput_program(
             G, collective, nbytes, params, trees, reduce_trees, roots, cache, time_limit
         )
-        if bound is True:
-            bound = throughput_bound_for(serial_capacity_network(G, params), collective)
     elif algorithm == TACOS:
         from supermesh.sim.baselines.tacos_program import tacos_program
 
@@ -229,6 +224,17 @@ def run_algorithm(
             trees, *more = packings
             reduce_trees = more[0] if more else reduce_trees
         program = tree_program(G, trees, collective, nbytes, params, reduce_trees=reduce_trees)
+    # the bound after the program: a run refused for its size must not first spend a minute on
+    # the cut bound (thousands of max-flows at 64x64)
+    if bound is True and cache is not None:
+        kind = "rate-bound" if weighted else "bound"
+        bound_key = (kind, spec, collective, given.link_pipelined)
+        if bound_key not in cache:
+            make = throughput_bound_for if weighted else collective_bound
+            cache[bound_key] = make(serial_capacity_network(G, given), collective)
+        bound = cache[bound_key]
+    elif bound is True and weighted:
+        bound = throughput_bound_for(serial_capacity_network(G, params), collective)
     return evaluate(
         G,
         program,
@@ -255,7 +261,7 @@ def _throughput_program(
     """The program of a throughput run and its parameters: the given packing, or the fastest
     of the packings built (and cached) for it at the chunk sizes
     :func:`~supermesh.sim.chunk_choice.tuned_program` tries."""
-    from supermesh.sim.chunk_choice import tuned_program
+    from supermesh.sim.chunk_choice import more_parts, tuned_program
     from supermesh.sim.packing import packing_program
     from supermesh.trees.schedule.collective import natural_direction, throughput_packing
 
@@ -279,7 +285,11 @@ def _throughput_program(
             memo = cache.setdefault(("throughput", G.graph.get("spec", id(G)), direction), {})
         # the fewest equal parts that reach the bound; the chunk size is searched
         packing = throughput_packing(G, direction, time_limit=time_limit, memo=memo)
-        return tuned_program(G, [packing], collective, nbytes, params)
+        program, chosen = tuned_program(G, [packing], collective, nbytes, params)
+        more = more_parts(G, packing, program, collective, params, memo, time_limit)
+        if more is None:
+            return program, chosen
+        return tuned_program(G, [packing, more], collective, nbytes, params)
     if isinstance(trees, TreePacking):
         return packing_program(G, trees, collective, nbytes, params), params
     flat = [t for s in trees for t in s.trees]

@@ -92,10 +92,16 @@ def _sim_part(
     cache: dict[Any, Any] = {}
     out: dict[str, Any] = {}
     for collective in COLLECTIVES:
-        result = run_algorithm(  # the algorithm `sim` runs by default on this topology
-            G, None, collective, nbytes, params, cache=cache, time_limit=time_limit
+        # one collective refused (e.g. an AllGather too large to simulate) must not hide the
+        # others; the algorithm is the one `sim` runs by default on this topology
+        out[collective] = _guarded(
+            partial(
+                lambda c: run_algorithm(
+                    G, None, c, nbytes, params, cache=cache, time_limit=time_limit
+                ).to_json(arcs=False),
+                collective,
+            )
         )
-        out[collective] = result.to_json(arcs=False)
     tacos: dict[str, Any] = {}
     for collective in COLLECTIVES:
         if collective == "allreduce" and not reversible(G):

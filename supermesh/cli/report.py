@@ -106,8 +106,10 @@ def _sim_rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
         for e in report["topologies"]:
             sim = e.get("sim", {})
             doc = sim.get(c) if isinstance(sim, dict) else None
-            if not isinstance(doc, dict):
-                cells.append(f"error: {sim.get('error', '?')}" if isinstance(sim, dict) else "")
+            if not isinstance(doc, dict) or "error" in doc:
+                failed = doc if isinstance(doc, dict) else sim
+                text = failed.get("error", "?") if isinstance(failed, dict) else None
+                cells.append(f"error: {text}" if text is not None else "")
                 continue
             t = doc.get("cycles")
             value = f"{t:,.0f} cycles" if t is not None else f"{doc['seconds'] * 1e6:,.1f} us"

@@ -37,3 +37,36 @@ def test_a_failed_part_exits_1_with_its_error(run_cli, monkeypatch: pytest.Monke
         "error: mesh:3x3 (design_gap): the design search broke",
         "hint: try again",
     ]
+
+
+def test_one_refused_collective_keeps_the_others(run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    # as at 64x64, where the AllGather and ReduceScatter programs are refused for memory but the
+    # AllReduce trees simulate in a second
+    import supermesh.sim as sim_module
+
+    real = sim_module.run_algorithm
+
+    def refuse_reducescatter(G, algorithm, collective, *args, **kwargs):
+        if collective == "reducescatter" and algorithm != "tacos":
+            raise SupermeshError("the reducescatter is too large", hint="simulate a smaller grid")
+        return real(G, algorithm, collective, *args, **kwargs)
+
+    monkeypatch.setattr(sim_module, "run_algorithm", refuse_reducescatter)
+    code, out, err = run_cli("report", "smbi:3x3", "mesh:3x3", "--no-design", "--json")
+    assert code == 1
+    doc = json.loads(out)
+    for entry in doc["topologies"]:
+        assert entry["sim"]["reducescatter"]["error"] == "the reducescatter is too large"
+        assert entry["sim"]["allreduce"]["cycles"] > 0
+        assert entry["sim"]["allgather"]["cycles"] > 0
+    assert doc["speedups"]["smbi:3x3"]["reducescatter"] is None
+    assert err.splitlines() == [
+        "error: smbi:3x3 (sim reducescatter): the reducescatter is too large",
+        "hint: simulate a smaller grid",
+        "error: mesh:3x3 (sim reducescatter): the reducescatter is too large",
+        "hint: simulate a smaller grid",
+    ]
+    code, out, _ = run_cli("report", "smbi:3x3", "mesh:3x3", "--no-design")
+    assert code == 1
+    assert "error: the reducescatter" in out  # (the table wraps the rest)
+    assert "cycles" in out  # the other collectives' rows have their numbers

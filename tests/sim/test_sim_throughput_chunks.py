@@ -71,3 +71,40 @@ def test_a_wafer_scale_throughput_run_is_refused_with_its_transfer_count(monkeyp
     monkeypatch.setenv("SUPERMESH_MAX_MEMORY", "1MiB")  # 960 x 300 B = 281 KiB: runs
     r = run_algorithm(build("smbi:4x4"), "throughput", "allgather", 1 << 20, get_preset())
     assert r.time >= r.lower_bound
+
+
+def test_balanced_chunk_by_hand():
+    # mesh 4x4, booksim, 512 MiB: a chunk hop costs 11 + 1 cycles at 4096/340 B per cycle, the
+    # tallest tree has 6 hops and the bound moves 512 MiB x 15/32 per busiest link, so
+    # sqrt(12 x 4096/340 x 512 MiB x 15 / (32 x 6)) = 77,866 B, which is 19 packets of 4096 B
+    from supermesh.sim.chunk_choice import chunk_candidates
+    from supermesh.trees.throughput.pack import pack_throughput
+
+    p = pack_throughput(build("mesh:4x4"))
+    assert max(t.height for t in p.trees) == 6
+    assert chunk_candidates(p, 512 * MIB, get_preset("booksim")) == [
+        16 * MIB,
+        8 * MIB,
+        19 * 4096,
+        12288,
+    ]
+    # at 1 MiB the balance lies below the preset's chunk: not offered
+    assert chunk_candidates(p, MIB, get_preset("booksim")) == [32768, 16384, 12288]
+
+
+@pytest.mark.parametrize("collective", ["allgather", "reducescatter", "allreduce"])
+def test_smalter_4x4_streams_at_the_bound_with_twice_the_parts(collective):
+    # the fewest parts (4 per chiplet) run no closer than 1.007 of the bound at any chunk size
+    # (paper preset, 512 MiB); 8 parts with one chunk per tree stream: within 0.2% (issue 17)
+    G = build("smalter:4x4")
+    r = run_algorithm(G, "throughput", collective, 512 * MIB, get_preset("paper"))
+    fewest = [t for t in r.meta["tried"] if t["trees"] == 64]
+    assert fewest
+    assert min(t["time"] for t in fewest) > 1.007 * r.lower_bound
+    assert r.lower_bound <= r.time <= 1.002 * r.lower_bound
+    assert any(t["trees"] == 128 and t["time"] == r.time for t in r.meta["tried"])
+
+
+def test_a_run_that_streams_tries_no_other_part_count():
+    r = run_algorithm(build("mesh:4x4"), "throughput", "allgather", 512 * MIB, get_preset())
+    assert {t["trees"] for t in r.meta["tried"]} == {32}

@@ -23,12 +23,12 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
 
-from supermesh.topologies.connectivity import arc_net, rooted_failures
+from supermesh.topologies.connectivity import ArcNet, arc_net, rooted_failures
 from supermesh.trees.design.candidates import Candidate
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "crossing",
     "degree_cuts",
     "entering",
+    "holds_without_link",
     "link_ends_needed",
     "violated_cuts",
     "with_links",
@@ -203,8 +204,7 @@ def violated_cuts(
     found: dict[frozenset[int], int] = {}
     everything = frozenset(int(n) for n in G.nodes)
     for req in reqs:
-        runs = _runs(req, span)
-        for reverse, roots in runs:
+        for reverse, roots in _runs(req, span, G):
             net = arc_net(G, reverse=reverse)
             supply = [0] * net.n
             for r in roots:
@@ -221,12 +221,87 @@ def violated_cuts(
     return [Cut(m, r) for m, r in found.items()]
 
 
-def _runs(req: Requirement, span: Sequence[int]) -> list[tuple[bool, tuple[int, ...]]]:
-    """(reverse the arcs?, roots) of the max-flow runs that decide one requirement."""
+def holds_without_link(
+    nets: Mapping[bool, ArcNet],
+    reqs: Sequence[Requirement],
+    span: Sequence[int],
+    ends: tuple[int, int],
+) -> bool:
+    """Whether every requirement still holds after one link between ``ends`` was removed.
+
+    The requirements held before the removal. A set short of arcs afterwards was entered by a
+    removed arc, so one of the two ends lies inside it and has fewer paths than required:
+    two path counts decide the question when the failing end is in the span, where
+    :func:`violated_cuts` counts one per span node. Only a failing end outside the span (a
+    relay) leads to the check of every span node. The answer is the same as
+    ``not violated_cuts(H, reqs, span, limit=1)`` on the reduced topology ``H``.
+
+    Parameters
+    ----------
+    nets : mapping
+        ``False`` -> the reduced topology's :func:`~supermesh.topologies.connectivity.arc_net`,
+        ``True`` -> that of its reverse.
+    reqs : sequence of Requirement
+    span : sequence of int
+    ends : tuple of int
+        The removed link's two nodes.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> H = build("smbi:4x4")
+    >>> H.remove_edges_from([(0, 1, 1), (1, 0, 1)])  # the link 0-1 that SMBi added
+    >>> nets = {rev: arc_net(H, reverse=rev) for rev in (False, True)}
+    >>> holds_without_link(nets, [Requirement(3)], range(16), (0, 1))
+    True
+    >>> holds_without_link(nets, [Requirement(4)], range(16), (0, 1))  # corner 0 has 3 arcs
+    False
+    """
+    inside = set(span)
+    for req in reqs:
+        for reverse, roots in _runs(req, span, nets[False]):
+            net = nets[reverse]
+            supply = [0] * net.n
+            for r in roots:
+                supply[net.index[r]] += 1
+            k = len(roots)
+            short = rooted_failures(net, supply, [net.index[e] for e in ends], k)
+            if not short:
+                continue
+            if any(net.nodes[c.target] in inside for c in short):
+                return False
+            targets = [net.index[v] for v in span]
+            if rooted_failures(net, supply, targets, k, stop_after=1):
+                return False
+    return True
+
+
+def _runs(
+    req: Requirement, span: Sequence[int], G: nx.MultiDiGraph | ArcNet
+) -> list[tuple[bool, tuple[int, ...]]]:
+    """(reverse the arcs?, roots) of the max-flow runs that decide one requirement.
+
+    For any roots, the pivot is a best-connected span node (most arcs in and out, then the
+    lowest id): any span node decides the question, but from a corner of two links every other
+    node falls short and each shortfall searches the whole grid, where from an inner node of
+    four only the nodes that really fall short do.
+    """
     if req.roots is None:
-        pivot = (min(span),) * req.k
-        return [(False, pivot), (True, pivot)]
+        pivot = max(sorted(span), key=lambda v: _arcs_at(G, v))
+        return [(False, (pivot,) * req.k), (True, (pivot,) * req.k)]
     return [(req.direction == "in", req.roots)]
+
+
+def _arcs_at(G: nx.MultiDiGraph | ArcNet, v: int) -> int:
+    """The fewer of a node's arcs in and arcs out (parallel arcs counted)."""
+    if isinstance(G, ArcNet):
+        i = G.index[v]
+        return min(sum(G.cap[a] for a in G.ins[i]), sum(G.cap[a] for a in G.outs[i]))
+    return min(G.in_degree(v), G.out_degree(v))
 
 
 def link_ends_needed(

@@ -12,15 +12,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import networkx as nx
 
 from supermesh.errors import SolverError
+from supermesh.topologies.connectivity import arc_net
 from supermesh.topologies.grid import smalter, smbi
 from supermesh.trees.cpsat import work_of
 from supermesh.trees.design.candidates import Candidate, grid_cells
-from supermesh.trees.design.cuts import Requirement, crossing, entering, violated_cuts, with_links
+from supermesh.trees.design.cuts import (
+    Requirement,
+    crossing,
+    entering,
+    holds_without_link,
+    violated_cuts,
+    with_links,
+)
 
 __all__ = ["greedy_design", "known_designs", "packing_check", "passes"]
 
@@ -134,10 +143,28 @@ def _prune(
     reqs: Sequence[Requirement],
     span: Sequence[int],
 ) -> tuple[int, ...]:
+    # one network per direction, edited in place of a rebuilt topology per trial: at 64x64 a
+    # rebuild costs more than the two path counts that decide a removal
+    nets = {rev: arc_net(with_links(G, (cands[i].pair for i in chosen)), reverse=rev)
+            for rev in (False, True)}  # fmt: skip
+    arc_ids = {
+        rev: {
+            (net.nodes[t], net.nodes[h]): a
+            for a, (t, h) in enumerate(zip(net.tail, net.head, strict=True))
+        }
+        for rev, net in nets.items()
+    }
     for i in sorted(chosen, key=lambda i: (-cands[i].cost, -i)):
-        trial = sorted(chosen - {i})
-        if passes(G, cands, trial, reqs, span):
+        u, v = cands[i].pair
+        trial = {}
+        for rev, net in nets.items():
+            cap = list(net.cap)
+            cap[arc_ids[rev][(u, v)]] -= 1
+            cap[arc_ids[rev][(v, u)]] -= 1
+            trial[rev] = replace(net, cap=cap)
+        if holds_without_link(trial, reqs, span, (u, v)):
             chosen.discard(i)
+            nets = trial
     return tuple(sorted(chosen))
 
 

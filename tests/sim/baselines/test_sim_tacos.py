@@ -213,3 +213,20 @@ def test_a_wafer_scale_synthesis_is_refused_with_its_transfer_count():
         run_algorithm(G, "tacos", "allgather", 4 << 20, get_preset("booksim"))
     assert time.perf_counter() - began < 5.0  # refused before any transfer is placed
     assert "smaller grid" in (info.value.hint or "")
+
+
+def test_a_refused_synthesis_does_not_first_compute_the_cut_bound(monkeypatch) -> None:
+    # report passes a cache, which made the bound (4,096 max-flows per round at 64x64) come
+    # before the refusal: a minute of work for an answer of "too large"
+    import supermesh.sim.algorithms as algorithms
+    from supermesh.errors import ResourceError
+
+    def no_bound(*args, **kwargs):
+        raise AssertionError("the cut bound was computed before the refusal")
+
+    monkeypatch.setattr(algorithms, "collective_bound", no_bound)
+    monkeypatch.setattr(algorithms, "throughput_bound_for", no_bound)
+    with pytest.raises(ResourceError, match="transfers"):
+        run_algorithm(
+            build("smbi:64x64"), "tacos", "reducescatter", 4 << 20, get_preset(), cache={}
+        )
