@@ -21,8 +21,9 @@ throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllG
            trees): every chiplet roots several trees with equal shares of its data, all running
            at once at the exact cut-bound rate
            (:func:`supermesh.trees.schedule.collective.throughput_packing`, the fewest equal
-           parts reaching the bound; twice as many where those run short of it on a small
-           grid, :func:`supermesh.sim.chunk_choice.more_parts`), simulated by
+           parts reaching the bound; on a small grid where those run short of it, also twice
+           the parts and the other direction's packing reversed,
+           :func:`supermesh.sim.packing_choice.other_packings`), simulated by
            :func:`supermesh.sim.packing.packing_program` (each link's FIFO order from a list
            schedule) at the fastest of the chunk sizes
            :func:`supermesh.sim.chunk_choice.tuned_program` tries (one chunk per tree, two, the
@@ -261,8 +262,9 @@ def _throughput_program(
     """The program of a throughput run and its parameters: the given packing, or the fastest
     of the packings built (and cached) for it at the chunk sizes
     :func:`~supermesh.sim.chunk_choice.tuned_program` tries."""
-    from supermesh.sim.chunk_choice import more_parts, tuned_program
+    from supermesh.sim.chunk_choice import tuned_program
     from supermesh.sim.packing import packing_program
+    from supermesh.sim.packing_choice import faster, other_packings
     from supermesh.trees.schedule.collective import natural_direction, throughput_packing
 
     if collective not in ("reducescatter", "allgather", "allreduce"):
@@ -280,16 +282,17 @@ def _throughput_program(
         )
     if trees is None:
         direction = natural_direction(collective)
-        memo: dict[int, TreePacking] = {}
+        spec = G.graph.get("spec", id(G))
+        memos: dict[str, Any] = {d: {} for d in ("out", "in")}
         if cache is not None:
-            memo = cache.setdefault(("throughput", G.graph.get("spec", id(G)), direction), {})
+            memos = {d: cache.setdefault(("throughput", spec, d), {}) for d in ("out", "in")}
         # the fewest equal parts that reach the bound; the chunk size is searched
-        packing = throughput_packing(G, direction, time_limit=time_limit, memo=memo)
-        program, chosen = tuned_program(G, [packing], collective, nbytes, params)
-        more = more_parts(G, packing, program, collective, params, memo, time_limit)
-        if more is None:
-            return program, chosen
-        return tuned_program(G, [packing, more], collective, nbytes, params)
+        packing = throughput_packing(G, direction, time_limit=time_limit, memo=memos[direction])
+        first = tuned_program(G, [packing], collective, nbytes, params)
+        others = other_packings(G, packing, first[0], collective, params, memos, time_limit)
+        if not others:
+            return first
+        return faster(first, tuned_program(G, others, collective, nbytes, params))
     if isinstance(trees, TreePacking):
         return packing_program(G, trees, collective, nbytes, params), params
     flat = [t for s in trees for t in s.trees]

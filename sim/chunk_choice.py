@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Sequence
 
 import networkx as nx
 
@@ -23,15 +23,10 @@ from supermesh.sim.presets import SimParams
 from supermesh.sim.program import Program
 from supermesh.trees.model import Tree, TreePacking
 
-__all__ = ["MORE_PARTS_UP_TO", "SEARCH_UP_TO", "chunk_candidates", "more_parts", "tuned_program"]
+__all__ = ["SEARCH_UP_TO", "chunk_candidates", "tuned_program"]
 
 SEARCH_UP_TO = 100
 """Ranks up to which :func:`chunk_candidates` offers three chunk sizes (above: one)."""
-MORE_PARTS_UP_TO = 36
-"""Ranks up to which :func:`more_parts` tries twice the parts (a new packing, built in under a
-second there; at 8x8 it takes 7 s and does not reach the bound on SMBi or SMAlter)."""
-STREAMING = 1.002
-"""A run within this factor of the cut bound streams: no other part count is tried."""
 
 
 def chunk_candidates(
@@ -176,86 +171,3 @@ def tuned_program(
     program.meta["chunk_bytes"] = q.chunk_bytes
     program.meta["tried"] = tried
     return program, q
-
-
-def more_parts(
-    G: nx.MultiDiGraph,
-    packing: TreePacking,
-    program: Program,
-    collective: str,
-    params: SimParams,
-    memo: MutableMapping[int, TreePacking],
-    time_limit: float = 60.0,
-) -> TreePacking | None:
-    """A packing with twice the parts, when the fewest parts run short of the bound.
-
-    The fewest equal parts that reach the cut bound do not always stream: on SMAlter 4x4 (4
-    parts) no chunk size brings an AllGather of 512 MiB closer than 1.007 of the bound (paper
-    preset; 1.041 at the chosen 12 KiB), while 8 parts with one chunk per tree run at 1.0001.
-    So when the best of ``program``'s tries is above :data:`STREAMING` times the bound, on at
-    most :data:`MORE_PARTS_UP_TO` ranks, the packing of twice the parts is built (kept in
-    ``memo`` under its part count) and returned if it reaches the same rate; the caller
-    simulates both and keeps the faster.
-
-    Parameters
-    ----------
-    G : networkx.MultiDiGraph
-    packing : TreePacking
-        The fewest-parts packing (``stats["parts"]["parts"]`` parts).
-    program : Program
-        Its fastest run, from :func:`tuned_program` (``meta["tried"]`` with times).
-    collective : {"allgather", "reducescatter", "allreduce"}
-    params : SimParams
-    memo : mutable mapping
-        Packings of this topology and direction by part count.
-    time_limit : float
-        Seconds for the new packing's part split and height proof.
-
-    Returns
-    -------
-    TreePacking or None
-        ``None`` when the run already streams, the grid is larger, or twice the parts fall
-        below the bound.
-
-    Examples
-    --------
-    >>> from supermesh.sim.presets import get_preset
-    >>> from supermesh.topologies import build
-    >>> from supermesh.trees.throughput.pack import pack_throughput
-    >>> G, paper = build("smalter:4x4"), get_preset("paper")
-    >>> p = pack_throughput(G, parts="auto")
-    >>> prog, _ = tuned_program(G, [p], "allgather", 512 << 20, paper)
-    >>> len(more_parts(G, p, prog, "allgather", paper, {}).trees)  # 8 trees per chiplet
-    128
-    """
-    from supermesh.sim.algorithms import throughput_bound_for
-    from supermesh.sim.link_costs import serial_capacity_network
-    from supermesh.topologies.model import compute_nodes
-    from supermesh.trees.throughput.pack import pack_throughput
-
-    parts = packing.stats.get("parts")
-    count = parts.get("parts") if isinstance(parts, dict) else None
-    times = [t["time"] for t in program.meta.get("tried", []) if t.get("time")]
-    if not isinstance(count, int) or not times or len(compute_nodes(G)) > MORE_PARTS_UP_TO:
-        return None
-    bound = throughput_bound_for(serial_capacity_network(G, params), collective).value
-    nbytes = program.meta.get("bytes")
-    if not bound or not isinstance(nbytes, int):
-        return None
-    floor = nbytes / (bound * params.link_bandwidth())
-    if min(times) <= STREAMING * floor:
-        return None
-    direction = "in" if collective == "reducescatter" else "out"
-    if 2 * count not in memo:
-        memo[2 * count] = pack_throughput(
-            G,
-            direction=direction,
-            parts=2 * count,
-            proof_time_limit=time_limit,
-            parts_time_limit=time_limit,
-        )
-    more = memo[2 * count]
-    if more.stats.get("algbw_links") != packing.stats.get("algbw_links"):
-        return None
-    more.stats["rule"] = f"throughput, {2 * count} parts (the fewest did not stream)"
-    return more

@@ -105,6 +105,45 @@ def test_smalter_4x4_streams_at_the_bound_with_twice_the_parts(collective):
     assert any(t["trees"] == 128 and t["time"] == r.time for t in r.meta["tried"])
 
 
+@pytest.mark.parametrize("preset", ["booksim", "paper"])
+def test_smalter_5x5_allgather_runs_on_the_reducescatter_trees_reversed(preset):
+    # the out-tree packing's list schedule runs 1.013 (booksim) / 1.023 (paper) of the bound at
+    # 512 MiB; the in-tree packing reversed, with the ReduceScatter's schedule mirrored, streams.
+    # The bound by hand: SMAlter 5x5's corner is entered by 3 links... the cut bound is 25/8
+    # links (a corner of 3 links in, 24 shards to get: 3 x 25 / 24), so 512 MiB takes
+    # 512 MiB x 8/25 / (4096/340) cycles
+    from supermesh.trees.bounds.throughput import throughput_bound
+
+    G = build("smalter:5x5")
+    assert str(throughput_bound(G, "allgather").value) == "25/8"
+    params = get_preset(preset)
+    r = run_algorithm(G, "throughput", "allgather", 512 * MIB, params)
+    assert r.lower_bound == pytest.approx(512 * MIB * 8 / 25 / params.link_bandwidth())
+    assert r.lower_bound <= r.time <= 1.002 * r.lower_bound
+    best = min(r.meta["tried"], key=lambda t: t["time"])
+    assert "in-tree packing" in best["rule"]
+    assert all(t["time"] > 1.01 * r.lower_bound for t in r.meta["tried"][:4])  # the out-trees
+
+
 def test_a_run_that_streams_tries_no_other_part_count():
     r = run_algorithm(build("mesh:4x4"), "throughput", "allgather", 512 * MIB, get_preset())
     assert {t["trees"] for t in r.meta["tried"]} == {32}
+
+
+def test_reversed_packings_pass_the_checker():
+    # what other_packings hands the simulator is a packing of the run's own direction that the
+    # independent checker (supermesh.verify) accepts: spanning trees, loads within the links
+    from supermesh.sim.chunk_choice import tuned_program
+    from supermesh.sim.packing_choice import other_packings
+    from supermesh.trees.throughput.pack import pack_throughput
+    from supermesh.verify.trees.packing import check_packing
+
+    G, params = build("smalter:5x5"), get_preset("paper")
+    p = pack_throughput(G, parts="auto")
+    program, _ = tuned_program(G, [p], "allgather", 512 * MIB, params)
+    others = other_packings(G, p, program, "allgather", params, {})
+    assert [q.direction for q in others] == ["out"] * len(others)
+    assert any("reversed" in q.stats["rule"] for q in others)
+    for q in others:
+        errors = [f for f in check_packing(G, q) if f.severity == "error"]
+        assert errors == []

@@ -223,10 +223,14 @@ def fifo_order(
     links used in round ``rounds - 2`` (the steady state when there are several rounds; the
     only round otherwise) is returned. With a single round, where the length of that one
     schedule is the whole collective, ``tries`` schedules that break ties at random (seeded)
-    are tried too and the shortest is kept; for a reduce, the broadcast schedules of the same
-    trees run backwards in time (every link's order reversed: children deliver before their
-    parent's arc is used) are candidates too, which on SMBi 4x4 turns a 1.9% gap to the bound
-    at 64 MiB into none.
+    are tried too and the shortest is kept; the schedules of the other kind on the same trees
+    run backwards in time (every link's order reversed: for a reduce, children deliver before
+    their parent's arc is used; for a broadcast, a node receives before it sends on) are
+    candidates too. For a reduce this turns a 1.9% gap to the bound at 64 MiB on SMBi 4x4 into
+    none; for a broadcast on a ReduceScatter's trees reversed
+    (:func:`supermesh.sim.packing_choice.other_packings`) it is that ReduceScatter's schedule
+    mirrored, which brings SMAlter 5x5's AllGather of 512 MiB (paper preset) from 1.023 of the
+    bound to 1.001.
 
     Every slot is a few array operations over the links: each link keeps its waiting
     transfers as a bit set in the order of their keys, and sends the lowest bit set (a 32x32
@@ -278,9 +282,10 @@ def fifo_order(
         return np.zeros(0, dtype=np.int64)
     _, arc = f.arc_ids()
     best_order, best_length = _best(f, arc, kind, rounds, tries, seed)
-    if kind == "reduce" and rounds == 1:
-        # a broadcast run backwards in time is a reduce: each link's order reversed
-        order, length = _best(f, arc, "forward", rounds, tries, seed)
+    if rounds == 1:
+        # a broadcast run backwards in time is a reduce and a reduce run backwards a
+        # broadcast: each link's order reversed
+        order, length = _best(f, arc, "reduce" if kind == "forward" else "forward", 1, tries, seed)
         if length < best_length:
             on_arc = np.bincount(arc)
             best_order = on_arc[arc] - 1 - order

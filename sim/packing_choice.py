@@ -1,0 +1,197 @@
+"""Other packings for a throughput run whose fewest-parts packing does not stream.
+
+:func:`~supermesh.sim.chunk_choice.tuned_program` finds the fastest chunk size for one packing.
+On small grids the packing itself can be what holds a run back from the cut bound: the link
+FIFO orders of a list schedule (:mod:`supermesh.trees.schedule.fifo`) keep some packings
+streaming and leave others waiting. :func:`other_packings` names the packings worth one more
+search there:
+
+- twice the parts (SMAlter 4x4, AllGather 512 MiB, paper preset: 4 parts run no closer than
+  1.007 of the bound at any chunk size, 1.041 at the 12 KiB chosen before; 8 parts with one
+  chunk per tree run at 1.0001);
+- the other direction's packing reversed arc by arc, where every arc has its reverse: a
+  ReduceScatter's in-trees reversed are AllGather out-trees at the same rate, and their list
+  schedule can stream where the out-trees' does not (SMAlter 5x5, AllGather 16 MiB, paper
+  preset: 1.112 -> 1.035 of the bound).
+
+Each is built once and kept in the caller's per-direction memo; the caller simulates them with
+the first packing and keeps the fastest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import MutableMapping
+from dataclasses import replace
+from typing import Any
+
+import networkx as nx
+
+from supermesh.sim.presets import SimParams
+from supermesh.sim.program import Program
+from supermesh.trees.model import Tree, TreePacking
+
+__all__ = ["LONG_SHARE", "OTHER_PACKINGS_UP_TO", "STREAMING", "faster", "other_packings"]
+
+OTHER_PACKINGS_UP_TO = 36
+"""Ranks up to which :func:`other_packings` offers packings (each built in about a second there;
+at 8x8 twice the parts take 7 s and do not reach the bound on SMBi or SMAlter)."""
+STREAMING = 1.002
+"""A run within this factor of the cut bound streams: no other packing is tried."""
+LONG_SHARE = 16
+"""Other packings are tried only where a tree's share is at least this many chunks: below, the
+run is mostly latency (fill and hop costs), which the packing changes little (SMAlter 5x5
+AllGather 4 MiB: every packing at 1.12 of the bound in the paper preset), and the new packings'
+part splits (about a second of CP-SAT each) would be most of the call."""
+
+
+def other_packings(
+    G: nx.MultiDiGraph,
+    packing: TreePacking,
+    program: Program,
+    collective: str,
+    params: SimParams,
+    memos: MutableMapping[str, MutableMapping[int | str, TreePacking]],
+    time_limit: float = 60.0,
+) -> list[TreePacking]:
+    """Packings to try besides ``packing``, when its fastest run is short of the bound.
+
+    Empty when the best of ``program``'s tries is within :data:`STREAMING` of the cut bound,
+    on more than :data:`OTHER_PACKINGS_UP_TO` ranks, or where a tree's share is fewer than
+    :data:`LONG_SHARE` chunks. Otherwise twice the parts, if they
+    reach the same rate, and the other direction's fewest-parts packing reversed, if the
+    topology is symmetric (see the module docstring).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    packing : TreePacking
+        The fewest-parts packing the run used (``stats["parts"]["parts"]`` parts).
+    program : Program
+        Its fastest run, from :func:`~supermesh.sim.chunk_choice.tuned_program` (every try
+        with its time in ``meta["tried"]``).
+    collective : {"allgather", "reducescatter", "allreduce"}
+    params : SimParams
+    memos : mutable mapping
+        ``"out"`` / ``"in"`` -> packings of that direction by part count (``0``: the fewest),
+        read and filled.
+    time_limit : float
+        Seconds for each new packing's part split and height proof.
+
+    Returns
+    -------
+    list of TreePacking
+        In ``packing``'s direction, ``stats["rule"]`` naming each.
+
+    Examples
+    --------
+    >>> from supermesh.sim.chunk_choice import tuned_program
+    >>> from supermesh.sim.presets import get_preset
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.throughput.pack import pack_throughput
+    >>> G, paper = build("smalter:4x4"), get_preset("paper")
+    >>> p = pack_throughput(G, parts="auto")
+    >>> prog, _ = tuned_program(G, [p], "allgather", 512 << 20, paper)
+    >>> [len(q.trees) for q in other_packings(G, p, prog, "allgather", paper, {})]
+    [128, 64, 128]
+    """
+    from supermesh.sim.algorithms import throughput_bound_for
+    from supermesh.sim.link_costs import serial_capacity_network
+    from supermesh.topologies.model import compute_nodes
+    from supermesh.trees.schedule.collective import reversible
+    from supermesh.trees.throughput.pack import pack_throughput
+
+    count = _parts(packing)
+    times = [t["time"] for t in program.meta.get("tried", []) if t.get("time")]
+    nbytes = program.meta.get("bytes")
+    if not times or not isinstance(nbytes, int) or len(compute_nodes(G)) > OTHER_PACKINGS_UP_TO:
+        return []
+    trees = packing.trees
+    share = nbytes / len({t.root for t in trees}) * min(t.share for t in trees)
+    if share < LONG_SHARE * params.chunk_bytes:
+        return []
+    bound = throughput_bound_for(serial_capacity_network(G, params), collective).value
+    if not bound or min(times) <= STREAMING * nbytes / (bound * params.link_bandwidth()):
+        return []
+
+    def built(direction: str, key: int | str) -> TreePacking:
+        memo = memos.setdefault(direction, {})
+        if key not in memo:
+            memo[key] = pack_throughput(
+                G,
+                direction=direction,
+                parts="auto" if key == 0 else key,
+                proof_time_limit=time_limit,
+                parts_time_limit=time_limit,
+            )
+        return memo[key]
+
+    rate = packing.stats.get("algbw_links")
+    own, other = packing.direction, "in" if packing.direction == "out" else "out"
+    wanted: list[tuple[str, int | str]] = [(own, 2 * count)] if isinstance(count, int) else []
+    if reversible(G):
+        wanted.append((other, 0))
+        other_count = _parts(built(other, 0))
+        if other_count is not None:
+            wanted.append((other, 2 * other_count))
+    out: list[TreePacking] = []
+    for direction, key in wanted:
+        p = built(direction, key)
+        if not p.sets or p.stats.get("algbw_links") != rate:
+            continue  # twice the parts may fall below the bound's rate: not a candidate
+        parts_text = "the fewest parts" if key == 0 else f"{key} parts"
+        if direction == own:
+            p.stats["rule"] = f"throughput, {parts_text} (the fewest did not stream)"
+            out.append(p)
+        else:
+            rule = f"throughput, the {direction}-tree packing of {parts_text} reversed"
+            out.append(_reversed(p, packing, f"{rule} (the fewest did not stream)"))
+    return out
+
+
+def _parts(p: TreePacking) -> int | None:
+    parts = p.stats.get("parts")
+    count = parts.get("parts") if isinstance(parts, dict) else None
+    return count if isinstance(count, int) else None
+
+
+def _reversed(p: TreePacking, like: TreePacking, rule: str) -> TreePacking:
+    """``p``'s trees with every arc turned round, as a packing of ``like``'s direction.
+
+    What depends on the direction (the collective, the bound's cut, which is entered rather than
+    left) is ``like``'s: the rate is the same, so is its proof.
+    """
+    sets = tuple(
+        replace(s, trees=tuple(Tree(t.root, tuple((v, u, k) for u, v, k in t.arcs), t.height,
+                                    t.share) for t in s.trees))
+        for s in p.sets
+    )  # fmt: skip
+    keys: tuple[str, ...] = ("collective", "bound_certificate")
+    own: dict[str, Any] = {k: like.stats[k] for k in keys if k in like.stats}
+    stats: dict[str, Any] = {**p.stats, **own, "rule": rule}
+    return replace(p, direction=like.direction, sets=sets, stats=stats)
+
+
+def faster(
+    first: tuple[Program, SimParams], second: tuple[Program, SimParams]
+) -> tuple[Program, SimParams]:
+    """The faster of two :func:`~supermesh.sim.chunk_choice.tuned_program` answers (the first
+    on a tie), its ``meta["tried"]`` listing the tries of both.
+
+    Examples
+    --------
+    >>> from supermesh.sim.program import Program
+    >>> from supermesh.sim.presets import get_preset
+    >>> a = Program(arcs=[], phases=[], meta={"tried": [{"chunk_bytes": 1, "time": 5.0}]})
+    >>> b = Program(arcs=[], phases=[], meta={"tried": [{"chunk_bytes": 2, "time": 4.0}]})
+    >>> p, _ = faster((a, get_preset()), (b, get_preset()))
+    >>> [t["chunk_bytes"] for t in p.meta["tried"]], p is b
+    ([1, 2], True)
+    """
+
+    def best(answer: tuple[Program, SimParams]) -> float:
+        return min(t.get("time", math.inf) for t in answer[0].meta.get("tried", [{}]))
+
+    winner = second if best(second) < best(first) else first
+    winner[0].meta["tried"] = [*first[0].meta.get("tried", []), *second[0].meta.get("tried", [])]
+    return winner
