@@ -29,7 +29,8 @@ import networkx as nx
 
 from supermesh.sim.presets import SimParams
 from supermesh.sim.program import Program
-from supermesh.trees.model import Tree, TreePacking
+from supermesh.trees.model import TreePacking
+from supermesh.trees.schedule import reverse_packing
 
 __all__ = ["LONG_SHARE", "OTHER_PACKINGS_UP_TO", "STREAMING", "faster", "other_packings"]
 
@@ -156,20 +157,15 @@ def _parts(p: TreePacking) -> int | None:
 
 
 def _reversed(p: TreePacking, like: TreePacking, rule: str) -> TreePacking:
-    """``p``'s trees with every arc turned round, as a packing of ``like``'s direction.
+    """``p`` reversed (:func:`~supermesh.trees.schedule.phases.reverse_packing`) into
+    ``like``'s direction.
 
     What depends on the direction (the collective, the bound's cut, which is entered rather than
     left) is ``like``'s: the rate is the same, so is its proof.
     """
-    sets = tuple(
-        replace(s, trees=tuple(Tree(t.root, tuple((v, u, k) for u, v, k in t.arcs), t.height,
-                                    t.share) for t in s.trees))
-        for s in p.sets
-    )  # fmt: skip
     keys: tuple[str, ...] = ("collective", "bound_certificate")
     own: dict[str, Any] = {k: like.stats[k] for k in keys if k in like.stats}
-    stats: dict[str, Any] = {**p.stats, **own, "rule": rule}
-    return replace(p, direction=like.direction, sets=sets, stats=stats)
+    return replace(reverse_packing(p), stats={**p.stats, **own, "rule": rule})
 
 
 def faster(

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from supermesh.trees.model import Tree, TreePacking, TreeSet
+from supermesh.trees.schedule import reverse_packing
 
-__all__ = ["reverse_packing", "smbi_corner_trees"]
+__all__ = ["smbi_corner_trees"]
 
 
 def smbi_corner_trees(n: int, *, direction: str = "out") -> TreePacking:
@@ -57,33 +58,3 @@ def smbi_corner_trees(n: int, *, direction: str = "out") -> TreePacking:
         f"smbi:{n}x{n}", "out", "optimal", (TreeSet(tuple(trees), h),), h, h, method="hand"
     )
     return reverse_packing(packing) if direction == "in" else packing
-
-
-def reverse_packing(packing: TreePacking) -> TreePacking:
-    """The same trees with every arc ``(u, v, key)`` reversed to ``(v, u, key)``.
-
-    Out-trees become in-trees and back; valid on topologies whose links are symmetric with
-    matching keys (every family built by :func:`supermesh.topologies.add_link`).
-    """
-    sets = tuple(
-        TreeSet(
-            tuple(
-                Tree(t.root, tuple((v, u, k) for u, v, k in t.arcs), t.height, t.share)
-                for t in s.trees
-            ),
-            s.lower_bound,
-        )
-        for s in packing.sets
-    )
-    return TreePacking(
-        packing.topology,
-        "in" if packing.direction == "out" else "out",
-        packing.status,
-        sets,
-        packing.lower_bound,
-        packing.objective,
-        packing.method,
-        packing.span,
-        packing.certificate,
-        dict(packing.stats),
-    )

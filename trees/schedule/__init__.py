@@ -46,6 +46,8 @@ _EXPORTS: dict[str, str] = {
     "build_schedule": "supermesh.trees.schedule.build",
     "chunks_for": "supermesh.trees.schedule.build",
     "split_block": "supermesh.trees.schedule.weighted",
+    "reverse_packing": "supermesh.trees.schedule.phases",
+    "reverse_tree": "supermesh.trees.schedule.phases",
     "FIFO_ROUNDS": "supermesh.trees.schedule.fifo",
     "Job": "supermesh.trees.schedule.fifo",
     "fifo_order": "supermesh.trees.schedule.fifo",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict, deque
 from collections.abc import Sequence
+from dataclasses import replace
 
 import networkx as nx
 
@@ -25,6 +26,8 @@ __all__ = [
     "SHARE_TOLERANCE",
     "check_roots_and_shares",
     "phase_sets",
+    "reverse_packing",
+    "reverse_tree",
     "tree_shape",
 ]
 
@@ -41,8 +44,35 @@ PHASE_DIRECTIONS: dict[str, tuple[tuple[str, str], ...]] = {
 """Collective -> its phases in order, each with the tree direction it runs on."""
 
 
-def _reverse(tree: Tree) -> Tree:
+def reverse_tree(tree: Tree) -> Tree:
+    """The same tree with every arc ``(u, v, key)`` turned round to ``(v, u, key)``.
+
+    Examples
+    --------
+    >>> reverse_tree(Tree(0, ((0, 1, 0), (1, 2, 0)), 2)).arcs
+    ((1, 0, 0), (2, 1, 0))
+    """
     return Tree(tree.root, tuple((v, u, k) for u, v, k in tree.arcs), tree.height, tree.share)
+
+
+def reverse_packing(packing: TreePacking) -> TreePacking:
+    """The same trees with every arc reversed: out-trees become in-trees and back.
+
+    Valid on topologies whose links are symmetric with matching keys (:func:`reversible
+    <supermesh.trees.schedule.collective.reversible>`: every family built by
+    :func:`supermesh.topologies.add_link`); everything else of the packing is kept.
+
+    Examples
+    --------
+    >>> from supermesh.trees.model import TreeSet
+    >>> p = TreePacking("mesh:2x1", "out", "optimal", (TreeSet((Tree(0, ((0, 1, 0),), 1),)),))
+    >>> q = reverse_packing(p)
+    >>> q.direction, q.trees[0].arcs, reverse_packing(q) == p
+    ('in', ((1, 0, 0),), True)
+    """
+    sets = tuple(replace(s, trees=tuple(reverse_tree(t) for t in s.trees)) for s in packing.sets)
+    direction = "in" if packing.direction == "out" else "out"
+    return replace(packing, direction=direction, sets=sets, stats=dict(packing.stats))
 
 
 def phase_sets(
@@ -96,7 +126,7 @@ def phase_sets(
                         "does not exist (the network is not symmetric)",
                         hint=f"pass a {direction}-tree packing as well",
                     )
-        out[phase] = [[_reverse(t) for t in s.trees] for s in other.sets]
+        out[phase] = [[reverse_tree(t) for t in s.trees] for s in other.sets]
     return out
 
 

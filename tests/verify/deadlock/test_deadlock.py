@@ -11,10 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from supermesh.errors import SupermeshError
-from supermesh.testing.examples import reverse_packing, smbi_corner_trees
+from supermesh.testing.examples import smbi_corner_trees
 from supermesh.testing.strategies import arborescences, multidigraphs, tree_sets
 from supermesh.topologies import build
 from supermesh.trees.model import Tree, TreePacking, TreeSet
+from supermesh.trees.schedule import reverse_packing
 from supermesh.verify import (
     Transfer,
     TreeSchedule,

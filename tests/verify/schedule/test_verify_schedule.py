@@ -9,12 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from supermesh.testing.examples import reverse_packing, smbi_corner_trees
+from supermesh.testing.examples import smbi_corner_trees
 from supermesh.testing.mutations import drop_dependency, drop_entry, move_entry, swap_steps
 from supermesh.testing.strategies import schedules, topology_specs
 from supermesh.topologies import build
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.trees.packing.search import pack_trees
+from supermesh.trees.schedule import reverse_packing
 from supermesh.trees.schedule.build import build_schedule
 from supermesh.trees.schedule.model import Schedule
 from supermesh.verify import check_deadlock, check_packing, check_schedule, errors

@@ -10,11 +10,12 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from supermesh.errors import SupermeshError
-from supermesh.testing.examples import reverse_packing, smbi_corner_trees
+from supermesh.testing.examples import smbi_corner_trees
 from supermesh.testing.mutations import change_height, drop_node, move_arc, remove_arc
 from supermesh.testing.strategies import arborescences, multidigraphs, topologies, tree_sets
 from supermesh.topologies import build
 from supermesh.trees.model import Tree, TreePacking, TreeSet
+from supermesh.trees.schedule import reverse_packing
 from supermesh.verify import (
     check_disjoint,
     check_packing,
