@@ -52,7 +52,7 @@ def other_packings(
     program: Program,
     collective: str,
     params: SimParams,
-    memos: MutableMapping[str, MutableMapping[int | str, TreePacking]],
+    memos: MutableMapping[str, MutableMapping[int, TreePacking]],
     time_limit: float = 60.0,
 ) -> list[TreePacking]:
     """Packings to try besides ``packing``, when its fastest run is short of the bound.
@@ -100,7 +100,7 @@ def other_packings(
     from supermesh.sim.link_costs import serial_capacity_network
     from supermesh.topologies.model import compute_nodes
     from supermesh.trees.schedule.collective import reversible
-    from supermesh.trees.throughput.pack import pack_throughput
+    from supermesh.trees.throughput import memoised_packing
 
     count = _parts(packing)
     times = [t["time"] for t in program.meta.get("tried", []) if t.get("time")]
@@ -115,32 +115,24 @@ def other_packings(
     if not bound or min(times) <= STREAMING * nbytes / (bound * params.link_bandwidth()):
         return []
 
-    def built(direction: str, key: int | str) -> TreePacking:
+    def built(direction: str, parts: int | str) -> TreePacking:
         memo = memos.setdefault(direction, {})
-        if key not in memo:
-            memo[key] = pack_throughput(
-                G,
-                direction=direction,
-                parts="auto" if key == 0 else key,
-                proof_time_limit=time_limit,
-                parts_time_limit=time_limit,
-            )
-        return memo[key]
+        return memoised_packing(G, memo, direction=direction, parts=parts, time_limit=time_limit)
 
     rate = packing.stats.get("algbw_links")
     own, other = packing.direction, "in" if packing.direction == "out" else "out"
     wanted: list[tuple[str, int | str]] = [(own, 2 * count)] if isinstance(count, int) else []
     if reversible(G):
-        wanted.append((other, 0))
-        other_count = _parts(built(other, 0))
+        wanted.append((other, "auto"))
+        other_count = _parts(built(other, "auto"))
         if other_count is not None:
             wanted.append((other, 2 * other_count))
     out: list[TreePacking] = []
-    for direction, key in wanted:
-        p = built(direction, key)
+    for direction, parts in wanted:
+        p = built(direction, parts)
         if not p.sets or p.stats.get("algbw_links") != rate:
             continue  # twice the parts may fall below the bound's rate: not a candidate
-        parts_text = "the fewest parts" if key == 0 else f"{key} parts"
+        parts_text = "the fewest parts" if parts == "auto" else f"{parts} parts"
         if direction == own:
             p.stats["rule"] = f"throughput, {parts_text} (the fewest did not stream)"
             out.append(p)

@@ -168,7 +168,7 @@ def throughput_packing(
     from supermesh.trees.bounds.throughput import throughput_bound
     from supermesh.trees.schedule.fifo import streamed
     from supermesh.trees.throughput import construction_parts
-    from supermesh.trees.throughput.pack import pack_throughput
+    from supermesh.trees.throughput.pack import memoised_packing
     from supermesh.trees.throughput.rates import choose_parts, estimated_load
 
     if direction not in ("out", "in"):
@@ -176,16 +176,7 @@ def throughput_packing(
     memo = {} if memo is None else memo
 
     def packing(parts: int | str | None) -> TreePacking:
-        key = parts if isinstance(parts, int) else 0 if parts == "auto" else -1
-        if key not in memo:
-            memo[key] = pack_throughput(
-                G,
-                direction=direction,
-                parts=parts,
-                proof_time_limit=time_limit,
-                parts_time_limit=time_limit,
-            )
-        return memo[key]
+        return memoised_packing(G, memo, direction=direction, parts=parts, time_limit=time_limit)
 
     if nbytes is None:
         return with_rule(packing("auto"), "throughput, parts auto")

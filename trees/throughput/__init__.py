@@ -28,6 +28,7 @@ from supermesh._lazy import lazy_exports
 # public name -> module defining it (imported on first use: OR-Tools loads slowly)
 _EXPORTS: dict[str, str] = {
     "pack_throughput": "supermesh.trees.throughput.pack",
+    "memoised_packing": "supermesh.trees.throughput.pack",
     "packing_rate": "supermesh.trees.throughput.rates",
     "rate_view": "supermesh.trees.throughput.rates",
     "root_shares": "supermesh.trees.throughput.rates",

@@ -48,7 +48,7 @@ References
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
 from fractions import Fraction
 from typing import Any
 
@@ -72,7 +72,7 @@ from supermesh.trees.throughput.model import Network, Progress
 from supermesh.trees.throughput.parts import split_parts
 from supermesh.trees.throughput.pricing import bfs_labels
 
-__all__ = ["METHODS", "pack_throughput"]
+__all__ = ["METHODS", "memoised_packing", "pack_throughput"]
 
 METHODS = ("auto", "construct", "colgen")
 
@@ -339,3 +339,51 @@ def _search(
         if reached or height >= cap or time.perf_counter() > deadline or stale >= 3:
             return height, reached, tradeoff
         height += 1
+
+
+def memoised_packing(
+    G: nx.MultiDiGraph,
+    memo: MutableMapping[int, TreePacking],
+    *,
+    direction: str = "out",
+    parts: int | str | None = None,
+    time_limit: float = 60.0,
+) -> TreePacking:
+    """:func:`pack_throughput` with ``parts``, kept in ``memo`` under one key per part count.
+
+    The key is the part count, ``0`` for ``"auto"`` and ``-1`` for none: the one convention of
+    the per-topology packing caches that the trees engine and the simulator share (a sweep's
+    cache holds one memo per topology and direction).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    memo : mutable mapping
+        Packings of ``G`` in ``direction`` by key, read and filled.
+    direction : {"out", "in"}
+    parts : int, "auto" or None
+    time_limit : float
+        Seconds for the part split and for the height proof.
+
+    Returns
+    -------
+    TreePacking
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> memo = {}
+    >>> p = memoised_packing(build("mesh:3x3"), memo, parts="auto")
+    >>> list(memo), memoised_packing(build("mesh:3x3"), memo, parts="auto") is p
+    ([0], True)
+    """
+    key = parts if isinstance(parts, int) else 0 if parts == "auto" else -1
+    if key not in memo:
+        memo[key] = pack_throughput(
+            G,
+            direction=direction,
+            parts=parts,
+            proof_time_limit=time_limit,
+            parts_time_limit=time_limit,
+        )
+    return memo[key]
