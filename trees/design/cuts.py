@@ -23,7 +23,7 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -203,9 +203,16 @@ def violated_cuts(
     """
     found: dict[frozenset[int], int] = {}
     everything = frozenset(int(n) for n in G.nodes)
+    nets: dict[bool, ArcNet] = {}  # built once per direction, whatever the requirements
+
+    def net_of(reverse: bool) -> ArcNet:
+        if reverse not in nets:
+            nets[reverse] = arc_net(G, reverse=reverse)
+        return nets[reverse]
+
     for req in reqs:
-        for reverse, roots in _runs(req, span, G):
-            net = arc_net(G, reverse=reverse)
+        for reverse, roots in _runs(req, span, net_of):
+            net = net_of(reverse)
             supply = [0] * net.n
             for r in roots:
                 supply[net.index[r]] += 1
@@ -263,7 +270,7 @@ def holds_without_link(
     """
     inside = set(span)
     for req in reqs:
-        for reverse, roots in _runs(req, span, nets[False]):
+        for reverse, roots in _runs(req, span, nets.__getitem__):
             net = nets[reverse]
             supply = [0] * net.n
             for r in roots:
@@ -281,27 +288,26 @@ def holds_without_link(
 
 
 def _runs(
-    req: Requirement, span: Sequence[int], G: nx.MultiDiGraph | ArcNet
+    req: Requirement, span: Sequence[int], net_of: Callable[[bool], ArcNet]
 ) -> list[tuple[bool, tuple[int, ...]]]:
     """(reverse the arcs?, roots) of the max-flow runs that decide one requirement.
 
-    For any roots, the pivot is a best-connected span node (most arcs in and out, then the
-    lowest id): any span node decides the question, but from a corner of two links every other
-    node falls short and each shortfall searches the whole grid, where from an inner node of
-    four only the nodes that really fall short do.
+    For any roots, the pivot is a best-connected span node of the forward network
+    (``net_of(False)``; most arcs in and out, then the lowest id): any span node decides the
+    question, but from a corner of two links every other node falls short and each shortfall
+    searches the whole grid, where from an inner node of four only the nodes that really fall
+    short do.
     """
     if req.roots is None:
-        pivot = max(sorted(span), key=lambda v: _arcs_at(G, v))
+        net = net_of(False)
+
+        def arcs_at(v: int) -> int:  # the fewer of its arcs in and out, parallel arcs counted
+            i = net.index[v]
+            return min(sum(net.cap[a] for a in net.ins[i]), sum(net.cap[a] for a in net.outs[i]))
+
+        pivot = max(sorted(span), key=arcs_at)
         return [(False, (pivot,) * req.k), (True, (pivot,) * req.k)]
     return [(req.direction == "in", req.roots)]
-
-
-def _arcs_at(G: nx.MultiDiGraph | ArcNet, v: int) -> int:
-    """The fewer of a node's arcs in and arcs out (parallel arcs counted)."""
-    if isinstance(G, ArcNet):
-        i = G.index[v]
-        return min(sum(G.cap[a] for a in G.ins[i]), sum(G.cap[a] for a in G.outs[i]))
-    return min(G.in_degree(v), G.out_degree(v))
 
 
 def link_ends_needed(
