@@ -28,11 +28,15 @@ throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllG
            schedule) at the fastest of the chunk sizes
            :func:`supermesh.sim.chunk_choice.tuned_program` tries (one chunk per tree, two, the
            one balancing fill and hop costs, the preset's; ``meta["chunk_bytes"]``). The
-           default for ReduceScatter and AllGather on mesh, SMBi and SMAlter. Its
-           ``lower_bound`` is the exact cut bound of the collective run that way
-           (:func:`supermesh.trees.bounds.throughput.throughput_bound`:
-           for AllReduce ``1 / (1 / rho_RS + 1 / rho_AG)``, not the rank connectivity the other
-           algorithms are held to)
+           default for ReduceScatter and AllGather on mesh, SMBi and SMAlter. AllReduce on up
+           to 36 chiplets also tries free root shares (reduce into, and broadcast from, the
+           roots of a free-root packing in equal parts,
+           :func:`supermesh.trees.schedule.free_share_packing`: 8/3 links a phase on the
+           mesh where equal shares reach 32/15) and keeps the faster. Its ``lower_bound`` is
+           the bound of the collective run that way (:func:`throughput_bound_for`: the exact
+           cut bound; for AllReduce the free-share rate, or ``1 / (1 / rho_RS + 1 /
+           rho_AG)`` above 36 chiplets; not the rank connectivity the other algorithms are
+           held to)
 tacos      TACOS (Won et al., MICRO 2024): greedy link-chunk matching over a time-expanded
            network, AllGather as synthesised, ReduceScatter as its time reversal, AllReduce both
            in turn (:mod:`supermesh.sim.baselines.tacos`, chunk counts by size and the period
@@ -62,6 +66,7 @@ topology, direction and part count).
 
 from __future__ import annotations
 
+import math
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -92,26 +97,62 @@ from supermesh.trees.model import TreePacking, TreeSet
 __all__ = ["run_algorithm", "throughput_bound_for"]
 
 
-def throughput_bound_for(G: nx.MultiDiGraph, collective: str) -> ThroughputBound:
-    """The exact cut bound of a throughput run, as the simulator's :class:`ThroughputBound`.
+def throughput_bound_for(
+    G: nx.MultiDiGraph, collective: str, memo: MutableMapping[Any, Any] | None = None
+) -> ThroughputBound:
+    """The bound a throughput run is held to, as the simulator's :class:`ThroughputBound`.
 
-    ReduceScatter / AllGather: the cut bound (the same value as
-    :func:`~supermesh.sim.bounds.collective_bound`, exact in the certificate); AllReduce run as
-    ReduceScatter then AllGather: ``1 / (1 / rho_RS + 1 / rho_AG)``.
+    ReduceScatter / AllGather: the exact cut bound (the same value as
+    :func:`~supermesh.sim.bounds.collective_bound`, exact in the certificate). AllReduce: the
+    fastest reduce-then-broadcast, ``R / 2`` links where each phase moves the vector at the
+    free-root rate ``R`` (:func:`~supermesh.trees.schedule.free_share_rate`, its LP-duality
+    bound; on up to :data:`~supermesh.trees.schedule.FREE_SHARE_RANKS` ranks, where the run
+    tries free shares), else ReduceScatter then AllGather, ``1 / (1 / rho_RS + 1 / rho_AG)``.
+    Either holds for every algorithm of the tool that reduces and then broadcasts (all but
+    TTO's, which leaves a chiplet out), not for AllReduce as such (that is the rank
+    connectivity of :func:`~supermesh.sim.bounds.collective_bound`).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    collective : {"allgather", "reducescatter", "allreduce"}
+    memo : mutable mapping, optional
+        The free-share memo of ``G`` (shared with the run's packings).
 
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> b = throughput_bound_for(build("smbi:4x4"), "allreduce")
-    >>> b.certificate["algbw_links"], round(b.value, 4)
-    ('32/15', 2.1333)
+    >>> b = throughput_bound_for(build("smbi:8x8"), "allreduce")  # 64 ranks: RS + AG
+    >>> b.certificate["algbw_links"]
+    '128/63'
+    >>> throughput_bound_for(build("mesh:4x4"), "allreduce").certificate["algbw_links"]
+    '4/3'
     """
+    from fractions import Fraction
+
     from supermesh.trees.bounds.throughput import throughput_bound
+    from supermesh.trees.schedule import free_share_rate
 
     rb = throughput_bound(G, collective)
+    free = free_share_rate(G, memo) if collective == "allreduce" else None
+    if free is None:
+        return ThroughputBound(
+            float(rb.value),
+            {"algbw_links": str(rb.value), "collective": rb.collective, **rb.certificate},
+        )
+    value = free.upper / 2
+    shown = Fraction(value).limit_denominator(1000)
+    text = str(shown) if abs(shown - Fraction(value)) <= 1e-9 * value else f"{value:.9g}"
     return ThroughputBound(
-        float(rb.value),
-        {"algbw_links": str(rb.value), "collective": rb.collective, **rb.certificate},
+        value,
+        {
+            "algbw_links": text,
+            "collective": "allreduce",
+            "scheme": "reduce then broadcast, free root shares",
+            "phase_rate_links": f"{free.upper:.9g}",
+            "phase_rate_status": free.status,
+            "reducescatter_allgather": {"algbw_links": str(rb.value), **rb.certificate},
+        },
     )
 
 
@@ -231,8 +272,12 @@ def run_algorithm(
         kind = "rate-bound" if weighted else "bound"
         bound_key = (kind, spec, collective, given.link_pipelined)
         if bound_key not in cache:
-            make = throughput_bound_for if weighted else collective_bound
-            cache[bound_key] = make(serial_capacity_network(G, given), collective)
+            net = serial_capacity_network(G, given)
+            if not weighted:
+                cache[bound_key] = collective_bound(net, collective)
+            else:
+                memo = cache.setdefault(("free-share", spec), {}) if net is G else None
+                cache[bound_key] = throughput_bound_for(net, collective, memo)
         bound = cache[bound_key]
     elif bound is True and weighted:
         bound = throughput_bound_for(serial_capacity_network(G, params), collective)
@@ -288,12 +333,49 @@ def _throughput_program(
             memos = {d: cache.setdefault(("throughput", spec, d), {}) for d in ("out", "in")}
         # the fewest equal parts that reach the bound; the chunk size is searched
         packing = throughput_packing(G, direction, time_limit=time_limit, memo=memos[direction])
-        first = tuned_program(G, [packing], collective, nbytes, params)
-        others = other_packings(G, packing, first[0], collective, params, memos, time_limit)
-        if not others:
-            return first
-        return faster(first, tuned_program(G, others, collective, nbytes, params))
+        best = tuned_program(G, [packing], collective, nbytes, params)
+        others = other_packings(G, packing, best[0], collective, params, memos, time_limit)
+        if others:
+            best = faster(best, tuned_program(G, others, collective, nbytes, params))
+        if collective == "allreduce":
+            free_memo = cache.setdefault(("free-share", spec), {}) if cache is not None else {}
+            best = _free_share(G, nbytes, params, best, free_memo, time_limit)
+        return best
     if isinstance(trees, TreePacking):
         return packing_program(G, trees, collective, nbytes, params), params
     flat = [t for s in trees for t in s.trees]
     return packing_program(G, flat, collective, nbytes, params, direction="out"), params
+
+
+def _free_share(
+    G: nx.MultiDiGraph,
+    nbytes: int,
+    params: SimParams,
+    best: tuple[Program, SimParams],
+    memo: MutableMapping[Any, Any],
+    time_limit: float,
+) -> tuple[Program, SimParams]:
+    """``best``, or a free-share AllReduce that runs faster: parts of the vector that float
+    may beat equal parts (the mesh's corners). The multiples are tried in turn until one runs
+    within 0.2% of the free-share bound or slower than the one before (each takes CP-SAT
+    seconds)."""
+    from supermesh.sim.chunk_choice import tuned_program
+    from supermesh.sim.packing_choice import faster
+    from supermesh.trees.schedule import FREE_SHARE_MULTIPLES, free_share_packing, free_share_rate
+
+    found = free_share_rate(G, memo, time_limit=time_limit)
+    if found is None:
+        return best
+    enough = 1.002 * 2 * nbytes / (found.upper * params.link_bandwidth())
+    before = math.inf
+    for m in FREE_SHARE_MULTIPLES:
+        p = free_share_packing(G, m, memo, time_limit=min(time_limit, 10.0))
+        if p is None:
+            break
+        mine = tuned_program(G, [p], "allreduce", nbytes, params)
+        now = min(t.get("time", math.inf) for t in mine[0].meta["tried"])
+        best = faster(best, mine)
+        if now <= enough or now >= before:
+            break  # near the bound, or more parts stream worse (SMAlter 5x5: 1.01, then 2.8)
+        before = now
+    return best

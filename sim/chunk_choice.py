@@ -18,7 +18,7 @@ import networkx as nx
 from supermesh.errors import SpecError
 from supermesh.sim.engine.timing import run_program
 from supermesh.sim.link_costs import apply_link_costs
-from supermesh.sim.packing import packing_program
+from supermesh.sim.packing import packing_program, tree_bytes
 from supermesh.sim.presets import SimParams
 from supermesh.sim.program import Program
 from supermesh.trees.model import Tree, TreePacking
@@ -30,7 +30,10 @@ SEARCH_UP_TO = 100
 
 
 def chunk_candidates(
-    packing: TreePacking | Sequence[Tree], nbytes: int, params: SimParams
+    packing: TreePacking | Sequence[Tree],
+    nbytes: int,
+    params: SimParams,
+    collective: str = "allgather",
 ) -> list[int]:
     """The chunk sizes :func:`tuned_program` tries, largest first.
 
@@ -55,6 +58,8 @@ def chunk_candidates(
     nbytes : int
         Collective size.
     params : SimParams
+    collective : str
+        How the vector is split among the roots (:func:`~supermesh.sim.packing.tree_bytes`).
 
     Returns
     -------
@@ -71,7 +76,7 @@ def chunk_candidates(
     """
     trees = list(packing.trees) if isinstance(packing, TreePacking) else list(packing)
     roots = {t.root for t in trees}
-    smallest = nbytes / len(roots) * min(t.share for t in trees)
+    smallest = min(tree_bytes(trees, nbytes, collective))
     out: list[int] = []
     if len(roots) > SEARCH_UP_TO:
         return [max(1, math.ceil(smallest))]
@@ -149,7 +154,7 @@ def tuned_program(
     >>> q.chunk_bytes, [t["chunk_bytes"] for t in prog.meta["tried"]]
     (32768, [32768, 16384, 12288])
     """
-    options = [(p, c) for p in packings for c in chunk_candidates(p, nbytes, params)]
+    options = [(p, c) for p in packings for c in chunk_candidates(p, nbytes, params, collective)]
     if not options:
         raise SpecError("no packing to simulate")
     best: tuple[float, Program, SimParams] | None = None

@@ -45,6 +45,7 @@ from supermesh.trees.schedule.weighted import split_block
 __all__ = [
     "packing_program",
     "simulate_packing",
+    "tree_bytes",
 ]
 
 PACKING_BLOCK_BYTES = 300
@@ -59,27 +60,63 @@ def _stored(packing: TreePacking | Sequence[Tree], direction: str) -> tuple[list
     return list(packing), direction
 
 
+def _root_bytes(trees: Sequence[Tree], nbytes: int, collective: str) -> dict[int, float]:
+    """The bytes each root sends (AllGather), receives (ReduceScatter) or both (AllReduce).
+
+    ReduceScatter and AllGather: every rank its ``M / n``. AllReduce may split the vector
+    freely: each root reduces and broadcasts the part its trees' shares add up to, which is
+    ``M / n`` again when every root's shares add up alike (equal parts, or a throughput
+    packing), and a root's free share in a free-root packing
+    (:func:`supermesh.trees.throughput.free_roots.free_root_packing`).
+    """
+    total: dict[int, float] = {}
+    for t in trees:
+        total[t.root] = total.get(t.root, 0.0) + t.share
+    alike = max(total.values()) - min(total.values()) <= 1e-12 * max(total.values())
+    if collective != "allreduce" or alike:
+        return dict.fromkeys(total, nbytes / len(total))
+    whole = sum(total.values())
+    return {r: nbytes * x / whole for r, x in total.items()}
+
+
+def tree_bytes(trees: Sequence[Tree], nbytes: int, collective: str) -> list[float]:
+    """The bytes each tree carries in a weighted run: its share of its root's part.
+
+    Examples
+    --------
+    >>> a, b = Tree(0, ((0, 1, 0),), 1, share=0.75), Tree(1, ((1, 0, 0),), 1, share=0.25)
+    >>> tree_bytes([a, b], 1000, "allgather"), tree_bytes([a, b], 1000, "allreduce")
+    ([500.0, 500.0], [750.0, 250.0])
+    """
+    part = _root_bytes(trees, nbytes, collective)
+    total: dict[int, float] = {}
+    for t in trees:
+        total[t.root] = total.get(t.root, 0.0) + t.share
+    return [part[t.root] * t.share / total[t.root] for t in trees]
+
+
 def _tree_chunks(
-    trees: Sequence[Tree], per_root: float, chunk_bytes: int, split: bool
+    trees: Sequence[Tree], per_root: Mapping[int, float], chunk_bytes: int, split: bool
 ) -> list[int]:
     """Chunks each tree carries: its root's block split by shares, or each share rounded up.
 
-    ``split``: every root's ``ceil(per_root / chunk_bytes)`` chunks (at least one per tree) are
-    divided among its trees by :func:`~supermesh.trees.schedule.weighted.split_block` (largest
-    remainder), the rule of the schedule tables, so a table runs as simulated; a tree may then
+    ``split``: every root's ``ceil(per_root[root] / chunk_bytes)`` chunks (at least one per
+    tree) are divided among its trees by
+    :func:`~supermesh.trees.schedule.weighted.split_block` (largest remainder), the rule of the
+    schedule tables, so a table runs as simulated; a tree may then
     carry one chunk more than another. Otherwise every tree rounds its own share up (whole
     chunks each, more chunks in all).
     """
     if not split:
         total = {r: sum(t.share for t in trees if t.root == r) for r in {t.root for t in trees}}
-        return [chunk_count(per_root * t.share / total[t.root], chunk_bytes) for t in trees]
+        return [chunk_count(per_root[t.root] * t.share / total[t.root], chunk_bytes) for t in trees]
     mine: dict[int, list[int]] = {}
     for i, t in enumerate(trees):
         mine.setdefault(t.root, []).append(i)
     counts = [0] * len(trees)
     for idx in mine.values():
         # every tree carries at least one chunk (the tables' rule: a smaller block is padded)
-        block = max(chunk_count(per_root, chunk_bytes), len(idx))
+        block = max(chunk_count(per_root[trees[idx[0]].root], chunk_bytes), len(idx))
         parts = split_block(block, [trees[i].share for i in idx])
         for i, c in zip(idx, parts, strict=True):
             counts[i] = c
@@ -104,7 +141,8 @@ def packing_program(
     ----------
     G : networkx.MultiDiGraph
     packing : TreePacking or sequence of Tree
-        Every tree of every set runs at once; shares split each root's data.
+        Every tree of every set runs at once; shares split each root's data (for AllReduce,
+        roots whose shares add up differently take parts of the vector in that proportion).
     collective : {"allgather", "reducescatter", "allreduce"}
         AllReduce is ReduceScatter, the barrier, then AllGather on the same trees.
     nbytes : int
@@ -151,7 +189,7 @@ def packing_program(
     unit = params.packet_bytes if params.cut_through else params.chunk_bytes
     per_chunk = math.ceil(params.chunk_bytes / params.packet_bytes) if params.cut_through else 1
     unit_time = params.serialisation(unit) + params.hop_latency
-    counts = _tree_chunks(trees, nbytes / len(roots), params.chunk_bytes, split)
+    counts = _tree_chunks(trees, _root_bytes(trees, nbytes, collective), params.chunk_bytes, split)
     arc_index: dict[tuple[int, int, int], int] = {}
 
     equal = equalise and given is None

@@ -12,6 +12,8 @@
   trees; :mod:`~supermesh.trees.schedule.fifo` orders a link shared by many trees (a list
   schedule, which the simulator runs too) over the flat arrays of
   :mod:`~supermesh.trees.schedule.forest`.
+- :mod:`~supermesh.trees.schedule.free_share`: :func:`free_share_packing`, an AllReduce whose
+  parts float (the free-root rate, in equal parts).
 - :mod:`~supermesh.trees.schedule.routes`: :func:`route_schedule`, the tables of an AllToAll
   (point-to-point routes with a per-link order).
 - :mod:`~supermesh.trees.schedule.size`: bytes per chiplet in a stated compact encoding.
@@ -47,6 +49,10 @@ _EXPORTS: dict[str, str] = {
     "chunks_for": "supermesh.trees.schedule.build",
     "split_block": "supermesh.trees.schedule.weighted",
     "reverse_packing": "supermesh.trees.schedule.phases",
+    "FREE_SHARE_RANKS": "supermesh.trees.schedule.free_share",
+    "FREE_SHARE_MULTIPLES": "supermesh.trees.schedule.free_share",
+    "free_share_packing": "supermesh.trees.schedule.free_share",
+    "free_share_rate": "supermesh.trees.schedule.free_share",
     "reverse_tree": "supermesh.trees.schedule.phases",
     "FIFO_ROUNDS": "supermesh.trees.schedule.fifo",
     "Job": "supermesh.trees.schedule.fifo",

@@ -15,6 +15,8 @@
   proof that a height cap is minimal.
 - :mod:`~supermesh.trees.throughput.parts`, :mod:`~supermesh.trees.throughput.polish`: equal-part
   packings (``K`` trees per rank), by price-and-dive and CP-SAT.
+- :mod:`~supermesh.trees.throughput.free_roots`: the largest fractional packing with free roots
+  (column generation, Edmonds pricing), the rate of an AllReduce whose parts float.
 - :mod:`~supermesh.trees.throughput.rates`: the exact rate a weighted packing reaches, and
   :func:`choose_parts` (how many parts a size wants).
 
@@ -38,6 +40,8 @@ _EXPORTS: dict[str, str] = {
     "Network": "supermesh.trees.throughput.model",
     "Progress": "supermesh.trees.throughput.model",
     "exact_shares": "supermesh.trees.throughput.exact",
+    "FreeRoots": "supermesh.trees.throughput.free_roots",
+    "free_root_packing": "supermesh.trees.throughput.free_roots",
     "constructed_packing": "supermesh.trees.throughput.construct",
     "construction_parts": "supermesh.trees.throughput.construct",
 }

@@ -1,0 +1,219 @@
+"""The fastest reduce-then-broadcast AllReduce: a fractional packing of trees with free roots.
+
+An AllReduce may split its vector freely: reduce part ``x_r`` of it into root ``r`` over
+in-trees, then broadcast it from ``r`` over out-trees. With every chiplet an equal root this is
+ReduceScatter then AllGather (rate ``rho`` per phase, the cut bound of
+:mod:`supermesh.trees.bounds.throughput`); letting the parts float can do better. Where a few
+nodes are short of links (the mesh's corners, 2 in and 2 out), rooting more data at them spares
+their links: on a mesh of any size each phase reaches ``8/3`` links where equal parts reach
+``2n / (n - 1)``.
+
+The best free split is the largest fractional packing of spanning arborescences with any roots::
+
+    max  sum_T z_T   s.t.   sum_{T uses a} z_T <= c_a   for every arc a   (duals pi_a >= 0)
+
+solved by column generation: the master LP in GLOP over the trees found so far, and as pricing
+a minimum-cost spanning arborescence under the prices ``pi`` (Edmonds' algorithm, networkx), any
+root, through a super root joined to every node by an arc dearer than any tree. A tree of price
+below 1 improves the master; when none exists the LP is optimal, and in any case
+``sum_a c_a pi_a / (cheapest tree)`` bounds every packing from above (LP duality), so the rate
+and its bound are both reported and the status says whether they meet.
+
+By Frank's theorem (free roots, [1]_, scaled capacities) the optimum is also
+``min over subpartitions X1..Xt of sum B_in(Xi) / (t - 1)``: four corners of a mesh, ``8 / 3``.
+
+Every node must be spanned (a Steiner span makes the pricing NP-hard): topologies with router
+nodes are refused.
+
+References
+----------
+.. [1] A. Frank, "On disjoint trees and arborescences", Algebraic Methods in Graph Theory, 1978.
+.. [2] J. Edmonds, "Optimum branchings", J. Res. Nat. Bur. Standards 71B, 1967.
+.. [3] G. Desaulniers, J. Desrosiers, M. M. Solomon (eds.), "Column Generation", Springer, 2005.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+from ortools.linear_solver import pywraplp
+
+from supermesh.errors import SolverError, TopologyError
+from supermesh.topologies.model import compute_nodes
+from supermesh.trees.model import Tree, TreePacking, TreeSet
+
+__all__ = ["FreeRoots", "free_root_packing"]
+
+_TOL = 1e-9
+_SUPER = -1  # the super root's id in the pricing graph
+
+
+@dataclass(frozen=True)
+class FreeRoots:
+    """A fractional free-root packing and the bound it is held to.
+
+    Attributes
+    ----------
+    packing : TreePacking
+        Method ``free-roots``, one set; ``Tree.share`` is the fraction of the *whole* vector the
+        tree carries (the shares of all trees sum to 1), so a root's part is the sum of its
+        trees' shares.
+    rate : float
+        Links: the sum of the tree rates the LP reached (each arc's load within its bandwidth).
+    upper : float
+        An LP-duality bound: no free-root packing exceeds it.
+    iterations : int
+        Master LP solves.
+    """
+
+    packing: TreePacking
+    rate: float
+    upper: float
+    iterations: int
+
+    @property
+    def status(self) -> str:
+        """``optimal`` when the rate meets its bound, else ``feasible``."""
+        return "optimal" if self.upper <= self.rate * (1 + 1e-7) else "feasible"
+
+
+def _height(root: int, arcs: list[tuple[int, int, int]], direction: str) -> int:
+    """Longest root-leaf path of a tree stored in ``direction``."""
+    kids: dict[int, list[int]] = {}
+    for u, v, _ in arcs:
+        parent, child = (u, v) if direction == "out" else (v, u)
+        kids.setdefault(parent, []).append(child)
+    depth, frontier = 0, [root]
+    while True:
+        frontier = [c for p in frontier for c in kids.get(p, [])]
+        if not frontier:
+            return depth
+        depth += 1
+
+
+def free_root_packing(
+    G: nx.MultiDiGraph,
+    direction: str = "out",
+    *,
+    time_limit: float = 60.0,
+) -> FreeRoots:
+    """The largest fractional packing of spanning trees with free roots (see the module doc).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        Every node a compute chiplet; arcs carry ``bandwidth`` (default 1).
+    direction : {"out", "in"}
+        Out-trees (broadcast), or in-trees stored child -> parent (reduce).
+    time_limit : float
+        Seconds of column generation; a packing stopped early is ``feasible``.
+
+    Returns
+    -------
+    FreeRoots
+
+    Raises
+    ------
+    TopologyError
+        ``G`` has router nodes or is not strongly connected.
+    SolverError
+        GLOP fails to solve the master LP.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> f = free_root_packing(build("mesh:4x4"))
+    >>> round(f.rate * 3, 6), f.status, sorted({t.root for t in f.packing.trees})
+    (8.0, 'optimal', [0, 3, 12, 15])
+    """
+    spec = str(G.graph.get("spec", "G"))
+    if len(compute_nodes(G)) != G.number_of_nodes():
+        raise TopologyError(
+            f"{spec} has router nodes; a free-root packing spans every node",
+            hint="use -a throughput's ReduceScatter + AllGather packing, which allows relays",
+        )
+    if not nx.is_strongly_connected(G):
+        raise TopologyError(f"{spec} is not strongly connected", hint="check the topology")
+    arcs = sorted((int(u), int(v), int(k)) for u, v, k in G.edges(keys=True))
+    cap = [float(G.edges[a].get("bandwidth", 1.0)) for a in arcs]
+    # the pricing graph is in working orientation (parent -> child): for in-trees, reversed
+    work = [(u, v) if direction == "out" else (v, u) for u, v, _ in arcs]
+    lp = pywraplp.Solver.CreateSolver("GLOP")
+    if lp is None:  # pragma: no cover - GLOP ships with OR-Tools
+        raise SolverError("the GLOP LP solver is not available in this OR-Tools build")
+    rows = [lp.Constraint(0.0, c) for c in cap]
+    objective = lp.Objective()
+    objective.SetMaximization()
+    columns: list[tuple[int, tuple[int, ...]]] = []
+    variables: list[Any] = []
+    seen: set[tuple[int, ...]] = set()
+
+    def add(root: int, used: tuple[int, ...]) -> None:
+        seen.add(used)
+        var = lp.NumVar(0.0, lp.infinity(), f"z{len(variables)}")
+        for a in used:
+            rows[a].SetCoefficient(var, 1.0)
+        objective.SetCoefficient(var, 1.0)
+        columns.append((root, used))
+        variables.append(var)
+
+    index: dict[tuple[int, int], int] = {}
+    for a, (p, c) in enumerate(work):
+        index.setdefault((p, c), a)  # the first parallel arc seeds the BFS trees
+    H = nx.DiGraph(work)
+    for r in sorted(G.nodes):
+        add(int(r), tuple(sorted(index[e] for e in nx.bfs_edges(H, r))))
+    deadline = time.perf_counter() + time_limit
+    iterations, upper = 0, float("inf")
+    while True:
+        if lp.Solve() != pywraplp.Solver.OPTIMAL:
+            raise SolverError("the free-root packing LP did not solve")
+        iterations += 1
+        rate = objective.Value()
+        weights = [v.solution_value() for v in variables]
+        prices = [max(0.0, row.dual_value()) for row in rows]
+        root, used, cost = _cheapest_tree(work, prices)
+        if cost > _TOL:
+            upper = min(upper, sum(c * p for c, p in zip(cap, prices, strict=True)) / cost)
+        if cost >= 1 - _TOL or used in seen or time.perf_counter() > deadline:
+            break
+        add(root, used)
+    total = sum(weights)
+    trees = []
+    for (r, chosen), w in zip(columns, weights, strict=True):
+        if w > _TOL * total:
+            mine = [arcs[a] for a in chosen]
+            trees.append(Tree(r, tuple(mine), _height(r, mine, direction), share=w / total))
+    packing = TreePacking(
+        topology=spec,
+        direction=direction,
+        status="feasible",
+        sets=(TreeSet(trees=tuple(trees)),),
+        objective=max(t.height for t in trees),
+        method="free-roots",
+        stats={"rate_links": rate, "upper_links": upper, "iterations": iterations},
+    )
+    return FreeRoots(packing, rate, upper, iterations)
+
+
+def _cheapest_tree(
+    work: list[tuple[int, int]], prices: list[float]
+) -> tuple[int, tuple[int, ...], float]:
+    """The spanning arborescence of least price, any root: (root, arc indices, price)."""
+    best: dict[tuple[int, int], int] = {}
+    for a, e in enumerate(work):
+        if e not in best or prices[a] < prices[best[e]]:
+            best[e] = a
+    D = nx.DiGraph()
+    for (p, c), a in best.items():
+        D.add_edge(p, c, weight=prices[a], arc=a)
+    dearer = 1.0 + sum(prices[a] for a in best.values())  # than any tree: one super arc only
+    for v in sorted({c for _, c in work}):
+        D.add_edge(_SUPER, v, weight=dearer, arc=-1)
+    A = nx.minimum_spanning_arborescence(D, attr="weight", preserve_attrs=True)
+    (root,) = [c for p, c in A.edges if p == _SUPER]
+    used = tuple(sorted(D[p][c]["arc"] for p, c in A.edges if p != _SUPER))
+    return int(root), used, sum(prices[a] for a in used)
