@@ -148,6 +148,41 @@ def test_specs_are_case_insensitive(run_cli, spec):
     assert json.loads(out)["spec"] == "smbi:4x4"
 
 
+def test_names_are_case_insensitive_everywhere(run_cli):
+    # one rule for every name a user types, as for specs: options' choices, --set names and
+    # the energy model's name and constants
+    code, out, err = run_cli("sim", "mesh:2x2", "-c", "AllGather", "-a", "RING", "--preset",
+        "BOOKSIM", "--energy-model", "DSENT,LINK_PJ_PER_BIT=1", "--set", "FLIT_TIME=2",
+        "--json", "--no-links",
+    )  # fmt: skip
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (doc["collective"], doc["algorithm"], doc["preset"]) == ("allgather", "ring", "booksim")
+    assert doc["params"]["flit_time"] == 2
+    assert doc["energy"]["constants"]["link_pj_per_bit"] == 1.0
+    for args in (
+        ["bound", "mesh:2x2", "--direction", "IN", "--roots", "0"],
+        ["trees", "smbi:3x3", "--method", "Construct", "--roots", "CORNERS"],
+        ["sweep", "mesh:2x2", "-c", "AllGather", "-a", "Ring", "--sizes", "64KiB", "--json"],
+    ):
+        code, out, err = run_cli(*args)
+        assert code == 0, (args, err)
+
+
+def test_every_option_with_fixed_names_takes_any_case():
+    import click
+
+    from supermesh.cli import cli
+
+    ctx = click.Context(cli)
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        assert command is not None
+        for param in command.params:
+            if isinstance(param.type, click.Choice):
+                assert not param.type.case_sensitive, (name, param.name)
+
+
 def test_prove_refuses_a_size_in_the_family(run_cli):
     assert_refused(*run_cli("prove", "smbi:8x8", "--grids", "4"), "names a size (8x8)")
 
