@@ -257,6 +257,7 @@ def test_no_command_line_gives_a_traceback(command, files, outdir):
 READERS = {
     "verify": ["verify", "{}"],
     "topo": ["topo", "{}", "--json"],
+    "trees": ["trees", "{}", "--json", "--time-limit", "2"],
     "bound": ["bound", "{}"],
     "sim": ["sim", "smbi:3x3", "--trees", "{}", "--no-links", "--json"],
     "schedule": ["schedule", "smbi:3x3", "-c", "allreduce", "--trees", "{}"],
@@ -269,7 +270,7 @@ KINDS = [
     (kind, reader)
     for kind in ("unreadable", "damaged", "sound")
     for reader in sorted(READERS)
-    if not (kind == "damaged" and reader in ("topo", "schedule -a", "sweep"))
+    if not (kind == "damaged" and reader in ("topo", "trees", "schedule -a", "sweep"))
 ]
 
 

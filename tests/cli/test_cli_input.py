@@ -7,6 +7,7 @@ the real entry point (:func:`supermesh.cli.main`) in this process.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -88,6 +89,14 @@ NUMBER_CASES = [
     (["trees", "smbi:4x4", "--throughput", "--min-rate", "2"], "--min-rate '2'"),
     (["trees", "smbi:3x3", "--throughput", "--parts", "99999999999999999999"], "--parts"),
     (["schedule", "smbi:4x4", "-c", "allreduce", "--chunks", "0"], "--chunks '0'"),
+    (
+        ["schedule", "smbi:4x4", "-c", "allreduce", "--chunks", "100000", "--max-steps", "1e9"],
+        "--max-steps '1e9' is not a whole number",
+    ),
+    (
+        ["schedule", "smbi:4x4", "-c", "allreduce", "--max-steps", "1000000000"],
+        "--max-steps '1000000000' is out of range",
+    ),
     (["design", "mesh:3x3", "--target-trees", "3", "--cost", "foo=1"], "'foo' is neither"),
 ]
 
@@ -333,3 +342,40 @@ def test_input_format_takes_any_case(run_cli, tmp_path):
     assert code == 0, err
     assert len(json.loads(out)["nodes"]) == 4
     assert_refused(*run_cli("topo", str(path), "--input-format", "xml"), "--input-format")
+
+
+@pytest.fixture
+def special_files(tmp_path):
+    """A FIFO, a .json symlink to /dev/zero, and a tree file whose topology is that symlink."""
+    import os
+
+    from supermesh.testing.examples import smbi_corner_trees
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    trees = smbi_corner_trees(2).to_json()
+    trees["topology"] = "zero.json"  # read relative to the tree file
+    named = tmp_path / "trees_on_zero.json"
+    named.write_text(json.dumps(trees))
+    return {"fifo": str(fifo), "zero": str(zero), "named": str(named)}
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+@pytest.mark.parametrize("kind", ["/dev/zero", "/dev/urandom", "fifo", "zero"])
+@pytest.mark.parametrize(
+    "argv", [["verify", "{}"], ["topo", "{}"], ["sim", "smbi:2x2", "--trees", "{}"]]
+)
+def test_devices_and_fifos_are_refused_unread(run_cli, special_files, kind, argv):
+    # reading /dev/zero or a FIFO without a writer would never end
+    path = special_files.get(kind, kind)
+    code, out, err = run_cli(*(a.replace("{}", path) for a in argv))
+    assert_refused(code, out, err)
+    if argv[0] != "topo" or path.endswith(".json"):  # a bare /dev path is no spec and no file
+        assert "is not a regular file" in err
+
+
+def test_a_tree_file_naming_a_device_as_its_topology(run_cli, special_files):
+    code, out, err = run_cli("verify", special_files["named"])
+    assert_refused(code, out, err, "zero.json", "is not a regular file")
