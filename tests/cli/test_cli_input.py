@@ -41,6 +41,8 @@ SET_CASES = [
     ("header_flits=-3", "header_flits=-3 is out of range"),
     ("barrier_delay=-1", "barrier_delay=-1 is out of range"),
     ("energy_model=dsent", "the energy model has its own option"),
+    ("link_energy_pj_per_bit=-1", "energy constants are not simulation parameters"),
+    ("link_pj_per_bit=1", "energy constants are not simulation parameters"),
     ("cut_through=maybe", "cut_through=maybe is not true or false"),
     ("flit_time=nan", "is not a number"),
     ("flit_time=inf", "is not a number"),
