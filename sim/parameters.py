@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from supermesh.errors import SpecError
+from supermesh.sim.energy.model import ENERGY_FIELDS
 
 if TYPE_CHECKING:
     from supermesh.sim.presets import SimParams
@@ -221,6 +222,13 @@ def parse_parameter(name: str, text: str) -> Any:
     ...
     supermesh.errors.SpecError: --set chunk_bytes=1.5 is not an integer
     """
+    if name not in PARAMETERS and ("energy" in name or "pj" in name or name in ENERGY_FIELDS):
+        # energy constants were --set parameters once (link_energy_pj_per_bit); say where they went
+        raise SpecError(
+            f"--set {name}: energy constants are not simulation parameters",
+            hint="give them to the energy model: --energy-model dsent,link_pj_per_bit=0.1 "
+            f"(constants: {', '.join(ENERGY_FIELDS)})",
+        )
     if name not in PARAMETERS:
         raise SpecError(
             f"--set {name}: unknown simulation parameter {name!r}",

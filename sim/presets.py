@@ -249,7 +249,8 @@ def params_from_text(preset: str, pairs: Iterable[str] = ()) -> SimParams:
     values: dict[str, Any] = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
-        name, text = name.strip(), text.strip()
+        # names in any case, as specs and option values are (FLIT_TIME=20)
+        name, text = name.strip().lower(), text.strip()
         if not sep or not name or not text:
             raise SpecError(f"--set {pair!r} is not NAME=VALUE", hint="e.g. --set hop_latency=12")
         values[name] = parse_parameter(name, text)

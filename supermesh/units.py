@@ -44,8 +44,10 @@ _UNITS: dict[str, int] = {
     "gb": 10**9,
     "tb": 10**12,
 }
-# ASCII digits only (`\d` would take '²' or Arabic-Indic digits), and not thousands of them
-_SIZE = re.compile(r"^\s*([0-9]{1,20}(?:\.[0-9]{1,20})?)\s*([a-zA-Z]{0,3})\s*$")
+# ASCII digits only (`\d` would take '²' or Arabic-Indic digits); a whole part of more than 20
+# significant digits is above MAX_BYTES in any unit, and is refused as that before `int` sees it
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]{1,20})?)\s*([a-zA-Z]{0,3})\s*$")
+_MAX_DIGITS = 20
 _HINT = "write a byte count or a number with B, KiB, MiB, GiB or TiB (KB, MB, GB: powers of 1000)"
 
 
@@ -86,25 +88,33 @@ def parse_size(text: str | int, *, what: str = "size") -> int:
         value = text
     else:
         match = _SIZE.match(str(text))
+        shown = str(text) if len(str(text)) <= 40 else str(text)[:37] + "..."
         if not match:
-            shown = str(text) if len(str(text)) <= 40 else str(text)[:37] + "..."
             raise SpecError(f"{what} {shown!r} is not a number with a unit", hint=_HINT)
         number, unit = match.groups()
         factor = _UNITS.get(unit.lower())
         if factor is None:
-            raise SpecError(f"{what} {text!r} has an unknown unit {unit!r}", hint=_HINT)
-        exact = Fraction(number) * factor
+            raise SpecError(f"{what} {shown!r} has an unknown unit {unit!r}", hint=_HINT)
+        whole, point, fraction = number.partition(".")
+        whole = whole.lstrip("0") or "0"  # leading zeros count against int's digit limit
+        if len(whole) > _MAX_DIGITS:
+            raise _too_large(what, shown)
+        exact = Fraction(whole + point + fraction) * factor
         if exact.denominator != 1:
             raise SpecError(f"{what} {text!r} is not a whole number of bytes", hint=_HINT)
         value = int(exact)
     if value < 1:
         raise SpecError(f"{what} {text!r} must be at least 1 byte", hint=_HINT)
     if value > MAX_BYTES:
-        raise SpecError(
-            f"{what} {text!r} is more than {format_size(MAX_BYTES)} ({MAX_BYTES:,} bytes)",
-            hint="collectives here are at most 1 PiB; check the number of digits",
-        )
+        raise _too_large(what, str(text))
     return value
+
+
+def _too_large(what: str, shown: str) -> SpecError:
+    return SpecError(
+        f"{what} {shown!r} is more than {format_size(MAX_BYTES)} ({MAX_BYTES:,} bytes)",
+        hint="collectives here are at most 1 PiB; check the number of digits",
+    )
 
 
 _BINARY = (("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))

@@ -38,6 +38,21 @@ def test_parse_size_rejects(bad):
     assert err.value.hint
 
 
+@pytest.mark.parametrize(
+    "big",
+    ["1" + "0" * 400, "99999999999999999999999999GiB", "9" * 5000, "2PiB", "1025TiB"],
+    ids=lambda text: text[:20],
+)
+def test_parse_size_says_a_long_number_is_too_large(big):
+    # 2^50 bytes (1 PiB) has 16 digits: each of these is a number with a unit, and too large
+    with pytest.raises(SpecError, match=r"is more than 1PiB"):
+        parse_size(big)
+
+
+def test_leading_zeros_are_not_digits_of_size():
+    assert parse_size("0" * 5000 + "1.5KiB") == 1536
+
+
 def test_format_size_examples():
     assert format_size(4 * 2**20) == "4MiB"
     assert format_size(1536) == "1.5KiB"

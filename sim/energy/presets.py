@@ -115,7 +115,8 @@ def get_energy_model(name: str = DEFAULT_ENERGY_MODEL, **overrides: Any) -> Ener
 def energy_model_from_text(text: str) -> EnergyModel:
     """The model a spec string names: ``NAME`` or ``NAME,KEY=VALUE,...``.
 
-    The model's ``name`` is the spec as given (so a result says which overrides it used).
+    The model's ``name`` is the spec as given, in lower case (so a result says which overrides it
+    used).
 
     Parameters
     ----------
@@ -142,7 +143,8 @@ def energy_model_from_text(text: str) -> EnergyModel:
     """
     if not isinstance(text, str) or not text.strip():
         raise SpecError("--energy-model is empty", hint=f"use one of: {', '.join(ENERGY_MODELS)}")
-    name, *pairs = (p.strip() for p in text.strip().split(","))
+    # names in any case, as specs and option values are (DSENT,LINK_PJ_PER_BIT=0.1)
+    name, *pairs = (p.strip() for p in text.strip().lower().split(","))
     kinds = {f.name: f.type for f in fields(EnergyModel)}
     overrides: dict[str, Any] = {}
     for pair in pairs:
@@ -160,7 +162,7 @@ def energy_model_from_text(text: str) -> EnergyModel:
             )
         overrides[key] = _number(text, key, value.strip(), kinds[key] == "int")
     model = get_energy_model(name, **overrides)
-    return replace(model, name=text.strip()) if overrides else model
+    return replace(model, name=text.strip().lower()) if overrides else model
 
 
 def _number(text: str, key: str, value: str, integer: bool) -> float | int:

@@ -16,6 +16,7 @@ from supermesh.cli.options import (
     json_option,
     refuse_unused,
 )
+from supermesh.cli.values import Choice
 from supermesh.errors import SpecError
 from supermesh.topologies import compute_nodes
 from supermesh.trees.bounds.counts import check_roots as check_root_packing
@@ -74,7 +75,7 @@ def _collective_bound(G: Any, spec: str, collective: str, as_json: bool) -> None
 )
 @click.option(
     "--direction",
-    type=click.Choice(["out", "in"]),
+    type=Choice(["out", "in"]),
     default="out",
     show_default=True,
     help="out: broadcast/AllGather trees; in: reduce/ReduceScatter trees.",
@@ -84,7 +85,7 @@ def _collective_bound(G: Any, spec: str, collective: str, as_json: bool) -> None
 )
 @click.option(
     "--collective",
-    type=click.Choice(["allgather", "reducescatter", "allreduce"]),
+    type=Choice(["allgather", "reducescatter", "allreduce"]),
     default=None,
     help="Instead of tree counts: the optimal algorithm bandwidth of this collective (every "
     "chiplet a rank; AllReduce as ReduceScatter then AllGather) and the cut that proves it.",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import sys
 from collections.abc import Iterator, Sequence
@@ -73,9 +74,19 @@ def emit_json(doc: Any) -> None:
     click.echo(json.dumps(doc, indent=1, sort_keys=False))
 
 
+class _StdoutConsole(Console):
+    """A rich console whose closed pipe is a write failure like any other."""
+
+    def on_broken_pipe(self) -> None:
+        # rich's own handler exits 1 without a word, which reads as a negative answer; the
+        # entry point (supermesh.cli.main) turns this into one `error:` line and exit 2
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+
 def stdout_console() -> Console:
     """A rich console for tables on stdout (plain text when stdout is not a terminal)."""
-    return Console(file=sys.stdout, soft_wrap=True, highlight=False)
+    return _StdoutConsole(file=sys.stdout, soft_wrap=True, highlight=False)
 
 
 def stderr_console(quiet: bool = False) -> Console:

@@ -26,7 +26,7 @@ from supermesh.cli.options import (
     quiet_option,
     time_limit_option,
 )
-from supermesh.cli.values import Integer, OutputPath
+from supermesh.cli.values import Choice, Integer, OutputPath
 from supermesh.errors import SpecError
 from supermesh.trees.design.candidates import links_budget, parse_costs
 
@@ -144,7 +144,7 @@ def human(r: Any, n_span: int) -> list[str]:
 @click.option("--roots", "roots_texts", multiple=True, help=_ROOTS_HELP)
 @click.option(
     "--direction",
-    type=click.Choice(["both", "out", "in"]),
+    type=Choice(["both", "out", "in"]),
     default="both",
     show_default=True,
     help="With --roots: out-trees (AllGather), in-trees (ReduceScatter) or both (AllReduce).",

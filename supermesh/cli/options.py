@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from supermesh.cli.values import Integer, OutputPath, Real, Scheduler, option_name, shown
+from supermesh.cli.values import Choice, Integer, OutputPath, Real, Scheduler, option_name, shown
 from supermesh.errors import SpecError
 
 __all__ = [
@@ -93,7 +93,7 @@ def input_format_option(command: F) -> F:
 
     return click.option(
         "--input-format",
-        type=click.Choice(INPUT_FORMATS, case_sensitive=False),
+        type=Choice(INPUT_FORMATS),
         expose_value=False,
         callback=_remember_format,
         help="Format of a topology file SPEC (default: its extension, else its first words).",

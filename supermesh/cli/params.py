@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 
 import click
 
+from supermesh.cli.values import Choice
+
 __all__ = ["parameter_lines", "preset_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -82,7 +84,7 @@ def preset_options(command: F) -> F:
     )(command)
     return click.option(
         "--preset",
-        type=click.Choice(tuple(PRESETS)),
+        type=Choice(tuple(PRESETS)),
         default="booksim",
         show_default=True,
         help=_PRESET_HELP,

@@ -19,7 +19,7 @@ from supermesh.cli.options import (
     time_limit_option,
     workers_options,
 )
-from supermesh.cli.values import OutputPath
+from supermesh.cli.values import Choice, OutputPath
 from supermesh.errors import SpecError
 from supermesh.trees.prove.family import FamilyProof, parse_family, parse_sizes, prove_family
 from supermesh.trees.prove.result import CHOICES, ChoiceProof
@@ -131,7 +131,7 @@ def _renamed(new: str) -> object:
 @click.option("--roots", "roots", multiple=True, help=_ROOTS_HELP)
 @click.option(
     "--direction",
-    type=click.Choice(["out", "in"]),
+    type=Choice(["out", "in"]),
     default="out",
     show_default=True,
     help="out: broadcast/AllGather trees; in: reduce/ReduceScatter trees.",

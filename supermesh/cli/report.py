@@ -16,7 +16,7 @@ from supermesh.cli.options import (
     time_limit_option,
 )
 from supermesh.cli.topo import metric_rows
-from supermesh.cli.values import Size
+from supermesh.cli.values import Choice, Size
 from supermesh.report import COLLECTIVES, build_report, report_errors
 from supermesh.units import format_size, plural
 
@@ -134,9 +134,7 @@ def _sim_rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
 @click.option(
     "--size", type=Size(), default="4MiB", show_default=True, help="Collective size to simulate."
 )
-@click.option(
-    "--preset", type=click.Choice(["booksim", "paper"]), default="booksim", show_default=True
-)
+@click.option("--preset", type=Choice(["booksim", "paper"]), default="booksim", show_default=True)
 @click.option(
     "--energy-model",
     default="dsent",

@@ -37,7 +37,7 @@ from supermesh.cli.options import (
     quiet_option,
     refuse_unused,
 )
-from supermesh.cli.values import Integer, Size
+from supermesh.cli.values import Choice, Integer, Size
 from supermesh.errors import SpecError
 from supermesh.export.formats import format_for
 from supermesh.export.schedule import EXTENSIONS, FORMATS, schedule_text
@@ -78,9 +78,7 @@ def _summary(schedule: Schedule) -> Table:
 @click.command(epilog=SPEC_HELP)
 @click.argument("spec")
 @input_format_option
-@click.option(
-    "--collective", "-c", type=click.Choice(COLLECTIVES + ROUTE_COLLECTIVES), required=True
-)
+@click.option("--collective", "-c", type=Choice(COLLECTIVES + ROUTE_COLLECTIVES), required=True)
 @click.option(
     "--trees",
     "tree_files",
@@ -91,7 +89,7 @@ def _summary(schedule: Schedule) -> Table:
 @click.option(
     "-a",
     "--algorithm",
-    type=click.Choice((*COLLECTIVE_ALGORITHMS, *SYNTHESISERS)),
+    type=Choice((*COLLECTIVE_ALGORITHMS, *SYNTHESISERS)),
     default=None,
     help="Computed trees: pipeline (default), paper, tto (AllReduce) or throughput (RS/AG/AR: "
     "several weighted trees per chiplet, all at once; trees per chiplet chosen for --size); "
@@ -114,7 +112,7 @@ def _summary(schedule: Schedule) -> Table:
     type=Integer(1, 10**9),
     help="Chunks per tree (throughput tables: per rank's block, split among its trees).",
 )
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: ext).")
+@click.option("--format", "fmt", type=Choice(FORMATS), help="Output format (default: ext).")
 @output_option("Write the tables here, .csv, .json or .xml (else JSON on stdout)")
 @click.option("--chunks-per-loop", type=Integer(1, 10**6), help="MSCCL: chunk slots per loop.")
 @click.option(

@@ -25,7 +25,7 @@ from supermesh.cli.options import (
     time_limit_option,
 )
 from supermesh.cli.params import preset_options
-from supermesh.cli.values import Size
+from supermesh.cli.values import Choice, Size
 from supermesh.errors import InputFileError, SpecError
 from supermesh.sim import SIM_COLLECTIVES, SimResult
 from supermesh.sim.algorithms import run_algorithm
@@ -131,7 +131,7 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
 @click.option(
     "-c",
     "--collective",
-    type=click.Choice(SIM_COLLECTIVES),
+    type=Choice(SIM_COLLECTIVES),
     default="allreduce",
     show_default=True,
     help="Which collective.",
@@ -147,7 +147,7 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
 @click.option(
     "-a",
     "--algorithm",
-    type=click.Choice(ALGORITHMS),
+    type=Choice(ALGORITHMS),
     default=None,
     help="Schedule: tree pipelines, the throughput packing (RS/AG/AR) or a baseline "
     "[default: throughput for reducescatter / allgather on mesh, SMBi and SMAlter and for "

@@ -34,7 +34,7 @@ from supermesh.cli.options import (
     workers_options,
 )
 from supermesh.cli.params import preset_options
-from supermesh.cli.values import SizeList
+from supermesh.cli.values import Choice, SizeList
 from supermesh.errors import InputFileError, SpecError
 from supermesh.export.formats import format_for
 from supermesh.export.table import rows_csv
@@ -220,7 +220,7 @@ def _refuse_csv(ctx: click.Context, _param: click.Parameter, value: str | None) 
     "the same -o and settings keeps the rows it finished"
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(tuple(_EXTENSIONS)), help="Format of -o (default: ext)."
+    "--format", "fmt", type=Choice(tuple(_EXTENSIONS)), help="Format of -o (default: ext)."
 )
 @click.option("--csv", hidden=True, expose_value=False, callback=_refuse_csv)
 @click.option(

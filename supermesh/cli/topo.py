@@ -14,7 +14,7 @@ from supermesh.cli.common import (
     write_outputs,
 )
 from supermesh.cli.options import input_format_option, json_option, output_option, quiet_option
-from supermesh.cli.values import OutputPath
+from supermesh.cli.values import Choice, OutputPath
 from supermesh.errors import SpecError
 from supermesh.export.formats import format_for
 from supermesh.export.topology import FORMATS
@@ -28,7 +28,7 @@ _EXTENSIONS = {"json": "json", "anynet": "anynet", "dot": "dot", "gv": "dot", "g
 @input_format_option
 @json_option("the topology and its metrics")
 @output_option("Write the topology here: json, anynet, dot or graphml, by extension or --format")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Format of -o (default: ext).")
+@click.option("--format", "fmt", type=Choice(FORMATS), help="Format of -o (default: ext).")
 @click.option(
     "--draw", type=OutputPath(), help="Render a picture (png/svg/pdf; replaced if it exists)."
 )

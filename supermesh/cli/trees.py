@@ -35,7 +35,7 @@ from supermesh.cli.options import (
     time_limit_option,
 )
 from supermesh.cli.tree_tables import print_root_sets, print_throughput, print_trees
-from supermesh.cli.values import Integer, OutputPath, Real
+from supermesh.cli.values import Choice, Integer, OutputPath, Real
 from supermesh.errors import SpecError
 from supermesh.trees.model import TreePacking
 from supermesh.trees.packing.methods import METHODS, pack_by_method
@@ -142,7 +142,7 @@ def run_throughput(
 _THROUGHPUT_OPTIONS = (
     click.option(
         "--collective",
-        type=click.Choice(["allgather", "reducescatter"]),
+        type=Choice(["allgather", "reducescatter"]),
         default=None,
         help="--throughput: which collective [default: allgather; reducescatter with "
         "--direction in].",
@@ -194,13 +194,13 @@ def _throughput_options(command: F) -> F:
 )
 @click.option(
     "--direction",
-    type=click.Choice(["out", "in"]),
+    type=Choice(["out", "in"]),
     default="out",
     show_default=True,
     help="out: broadcast/AllGather trees; in: reduce/ReduceScatter trees.",
 )
 @click.option(
-    "--method", type=click.Choice(_METHODS), default="cpsat", show_default=True, help=_METHOD_HELP
+    "--method", type=Choice(_METHODS), default="cpsat", show_default=True, help=_METHOD_HELP
 )
 @time_limit_option(
     "cpsat: then the best trees found, with the gap; --root-sets: the partition search's work "

@@ -20,6 +20,7 @@ from supermesh.errors import SpecError
 from supermesh.units import parse_size, parse_size_list
 
 __all__ = [
+    "Choice",
     "Integer",
     "OutputPath",
     "Real",
@@ -47,6 +48,21 @@ def shown(value: Any) -> str:
     """A typed value for a message: quoted, cut at 40 characters."""
     text = str(value)
     return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+class Choice(click.Choice):
+    """One of fixed names, in any case (``-c AllGather``, ``--preset BOOKSIM``), as specs are.
+
+    The value passed on is the name as declared, so commands compare lower case only.
+
+    Examples
+    --------
+    >>> Choice(["allgather", "reduce"]).convert("AllGather", None, None)
+    'allgather'
+    """
+
+    def __init__(self, choices: Any) -> None:
+        super().__init__(choices, case_sensitive=False)
 
 
 class Integer(click.ParamType):

@@ -7,6 +7,7 @@ the real entry point (:func:`supermesh.cli.main`) in this process.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -40,6 +41,8 @@ SET_CASES = [
     ("header_flits=-3", "header_flits=-3 is out of range"),
     ("barrier_delay=-1", "barrier_delay=-1 is out of range"),
     ("energy_model=dsent", "the energy model has its own option"),
+    ("link_energy_pj_per_bit=-1", "energy constants are not simulation parameters"),
+    ("link_pj_per_bit=1", "energy constants are not simulation parameters"),
     ("cut_through=maybe", "cut_through=maybe is not true or false"),
     ("flit_time=nan", "is not a number"),
     ("flit_time=inf", "is not a number"),
@@ -88,6 +91,14 @@ NUMBER_CASES = [
     (["trees", "smbi:4x4", "--throughput", "--min-rate", "2"], "--min-rate '2'"),
     (["trees", "smbi:3x3", "--throughput", "--parts", "99999999999999999999"], "--parts"),
     (["schedule", "smbi:4x4", "-c", "allreduce", "--chunks", "0"], "--chunks '0'"),
+    (
+        ["schedule", "smbi:4x4", "-c", "allreduce", "--chunks", "100000", "--max-steps", "1e9"],
+        "--max-steps '1e9' is not a whole number",
+    ),
+    (
+        ["schedule", "smbi:4x4", "-c", "allreduce", "--max-steps", "1000000000"],
+        "--max-steps '1000000000' is out of range",
+    ),
     (["design", "mesh:3x3", "--target-trees", "3", "--cost", "foo=1"], "'foo' is neither"),
 ]
 
@@ -98,11 +109,11 @@ def test_every_numeric_option_is_validated_in_its_own_name(run_cli, args, messag
 
 
 SIZE_CASES = [
-    (["sim", "smbi:4x4", "--size", "1" + "0" * 400], "--size"),
-    (["sim", "smbi:4x4", "--size", "99999999999999999999999999GiB"], "--size"),
-    (["report", "smbi:4x4", "--size", "99999999999999999999999999GiB"], "--size"),
-    (["sweep", "smbi:4x4", "--sizes", "99999999999999999999999999GiB"], "--sizes"),
-    (["schedule", "smbi:4x4", "-c", "allreduce", "--size", "9" * 30 + "GiB"], "--size"),
+    (["sim", "smbi:4x4", "--size", "1" + "0" * 400], "--size '1000"),
+    (["sim", "smbi:4x4", "--size", "99999999999999999999999999GiB"], "--size '9"),
+    (["report", "smbi:4x4", "--size", "99999999999999999999999999GiB"], "--size '9"),
+    (["sweep", "smbi:4x4", "--sizes", "99999999999999999999999999GiB"], "--sizes '9"),
+    (["schedule", "smbi:4x4", "-c", "allreduce", "--size", "9" * 30 + "GiB"], "--size '9"),
     (["schedule", "smbi:4x4", "-c", "allreduce", "--size", ""], "--size '' is not a number"),
     (["sweep", "smbi:4x4", "--sizes", ""], "--sizes '' names no size"),
     (["sweep", "smbi:4x4", "-c", ""], "--collectives '' names nothing"),
@@ -114,7 +125,10 @@ SIZE_CASES = [
 
 @pytest.mark.parametrize(("args", "message"), SIZE_CASES, ids=lambda v: " ".join(v)[:40])
 def test_sizes_and_lists(run_cli, args, message):
-    assert_refused(*run_cli(*args), message)
+    code, out, err = run_cli(*args)
+    assert_refused(code, out, err, message)
+    if len(args[-1]) > 25:  # a long number with a unit is too large, not a malformed size
+        assert "is more than 1PiB" in err
 
 
 SPEC_CASES = [
@@ -143,6 +157,41 @@ def test_specs_are_case_insensitive(run_cli, spec):
     code, out, err = run_cli("topo", spec, "--json")
     assert code == 0, err
     assert json.loads(out)["spec"] == "smbi:4x4"
+
+
+def test_names_are_case_insensitive_everywhere(run_cli):
+    # one rule for every name a user types, as for specs: options' choices, --set names and
+    # the energy model's name and constants
+    code, out, err = run_cli("sim", "mesh:2x2", "-c", "AllGather", "-a", "RING", "--preset",
+        "BOOKSIM", "--energy-model", "DSENT,LINK_PJ_PER_BIT=1", "--set", "FLIT_TIME=2",
+        "--json", "--no-links",
+    )  # fmt: skip
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (doc["collective"], doc["algorithm"], doc["preset"]) == ("allgather", "ring", "booksim")
+    assert doc["params"]["flit_time"] == 2
+    assert doc["energy"]["constants"]["link_pj_per_bit"] == 1.0
+    for args in (
+        ["bound", "mesh:2x2", "--direction", "IN", "--roots", "0"],
+        ["trees", "smbi:3x3", "--method", "Construct", "--roots", "CORNERS"],
+        ["sweep", "mesh:2x2", "-c", "AllGather", "-a", "Ring", "--sizes", "64KiB", "--json"],
+    ):
+        code, out, err = run_cli(*args)
+        assert code == 0, (args, err)
+
+
+def test_every_option_with_fixed_names_takes_any_case():
+    import click
+
+    from supermesh.cli import cli
+
+    ctx = click.Context(cli)
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        assert command is not None
+        for param in command.params:
+            if isinstance(param.type, click.Choice):
+                assert not param.type.case_sensitive, (name, param.name)
 
 
 def test_prove_refuses_a_size_in_the_family(run_cli):
@@ -295,3 +344,40 @@ def test_input_format_takes_any_case(run_cli, tmp_path):
     assert code == 0, err
     assert len(json.loads(out)["nodes"]) == 4
     assert_refused(*run_cli("topo", str(path), "--input-format", "xml"), "--input-format")
+
+
+@pytest.fixture
+def special_files(tmp_path):
+    """A FIFO, a .json symlink to /dev/zero, and a tree file whose topology is that symlink."""
+    import os
+
+    from supermesh.testing.examples import smbi_corner_trees
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    trees = smbi_corner_trees(2).to_json()
+    trees["topology"] = "zero.json"  # read relative to the tree file
+    named = tmp_path / "trees_on_zero.json"
+    named.write_text(json.dumps(trees))
+    return {"fifo": str(fifo), "zero": str(zero), "named": str(named)}
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+@pytest.mark.parametrize("kind", ["/dev/zero", "/dev/urandom", "fifo", "zero"])
+@pytest.mark.parametrize(
+    "argv", [["verify", "{}"], ["topo", "{}"], ["sim", "smbi:2x2", "--trees", "{}"]]
+)
+def test_devices_and_fifos_are_refused_unread(run_cli, special_files, kind, argv):
+    # reading /dev/zero or a FIFO without a writer would never end
+    path = special_files.get(kind, kind)
+    code, out, err = run_cli(*(a.replace("{}", path) for a in argv))
+    assert_refused(code, out, err)
+    if argv[0] != "topo" or path.endswith(".json"):  # a bare /dev path is no spec and no file
+        assert "is not a regular file" in err
+
+
+def test_a_tree_file_naming_a_device_as_its_topology(run_cli, special_files):
+    code, out, err = run_cli("verify", special_files["named"])
+    assert_refused(code, out, err, "zero.json", "is not a regular file")

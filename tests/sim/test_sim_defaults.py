@@ -127,6 +127,7 @@ def test_smuni_one_way_defaults() -> None:
         ("kite-medium:6x6", "pipeline"),
         ("double-butterfly:4x4", "tacos"),
         ("butterdonut:4x4", "tacos"),
+        ("kite-small:8x8,conc=4", "tacos"),
     ],
 )
 def test_the_issue_specs_simulate_by_default(spec: str, algorithm: str) -> None:

@@ -3,6 +3,7 @@ devices and FIFOs written through, full disks and closed pipes as one error line
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -186,6 +187,35 @@ def test_cli_with_a_closed_pipe():
     finally:
         os.close(write_end)
     assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "error: cannot write to standard output: it was closed",
+        "hint: the output was cut short; write it to a file with -o, or read all of it",
+    ]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["verify", "{trees}"],
+        ["topo", "smbi:4x4"],
+        ["sweep", "mesh:2x2", "--sizes", "1KiB", "-a", "ring", "--no-compare"],
+    ],
+    ids=lambda args: args[0],
+)
+def test_tables_to_a_closed_pipe(tmp_path, args):
+    # rich prints the tables; on a closed pipe it exits 1 without a word by itself
+    # (`verify F | head -1`), which reads as a negative answer
+    from supermesh.testing.examples import smbi_corner_trees
+
+    trees = tmp_path / "trees.json"
+    trees.write_text(json.dumps(smbi_corner_trees(4).to_json()))
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = _cli(*(a.replace("{trees}", str(trees)) for a in args), stdout=write_end)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 2, proc.stderr
     assert proc.stderr.splitlines() == [
         "error: cannot write to standard output: it was closed",
         "hint: the output was cut short; write it to a file with -o, or read all of it",

@@ -49,16 +49,22 @@ def test_periodic_shortcut_equals_the_oracle(case) -> None:
             np.testing.assert_allclose(sampled, starts[::stride], atol=1e-6)
 
 
-def test_a_tebibyte_allreduce_follows_the_full_pipeline_law() -> None:
+@pytest.mark.parametrize(
+    ("chunk_bytes", "total"),
+    [(BOOKSIM.chunk_bytes, 1 << 40), (1, 1 << 30)],  # 1 TiB; --size 1GiB --set chunk_bytes=1
+    ids=["1TiB", "1GiB-in-bytes"],
+)
+def test_a_long_allreduce_follows_the_full_pipeline_law(chunk_bytes: int, total: int) -> None:
     # once every link streams, each chunk adds the same time: T is affine in the chunk count
     G = build("smbi:4x4")
-    per_chunk = 4 * BOOKSIM.chunk_bytes  # 4 trees: one chunk per tree
-    c1, c2, big = 1000, 3000, (1 << 40) // per_chunk
+    params = get_preset("booksim", chunk_bytes=chunk_bytes)
+    per_chunk = 4 * chunk_bytes  # 4 trees: one chunk per tree
+    c1, c2, big = 1000, 3000, total // per_chunk
     t1, t2 = (
-        run_algorithm(G, "pipeline", "allreduce", c * per_chunk, BOOKSIM).time for c in (c1, c2)
+        run_algorithm(G, "pipeline", "allreduce", c * per_chunk, params).time for c in (c1, c2)
     )
     tracemalloc.start()
-    r = run_algorithm(G, "pipeline", "allreduce", big * per_chunk, BOOKSIM)
+    r = run_algorithm(G, "pipeline", "allreduce", big * per_chunk, params)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert r.time == pytest.approx(t1 + (big - c1) * (t2 - t1) / (c2 - c1), rel=1e-12)
