@@ -308,8 +308,9 @@ def _throughput_program(
     of the packings built (and cached) for it at the chunk sizes
     :func:`~supermesh.sim.chunk_choice.tuned_program` tries."""
     from supermesh.sim.chunk_choice import tuned_program
-    from supermesh.sim.packing import packing_program
+    from supermesh.sim.packing import check_packing_memory, packing_program
     from supermesh.sim.packing_choice import faster, other_packings
+    from supermesh.topologies.model import compute_nodes
     from supermesh.trees.schedule.collective import natural_direction, throughput_packing
 
     if collective not in ("reducescatter", "allgather", "allreduce"):
@@ -326,6 +327,10 @@ def _throughput_program(
             hint="give one tree file",
         )
     if trees is None:
+        # at least one tree per rank, each reaching every other: refuse before building them
+        # (a 64x64 packing takes seconds to construct, its run hundreds of GiB)
+        ranks = len(compute_nodes(G))
+        check_packing_memory(collective, ranks, ranks * (ranks - 1))
         direction = natural_direction(collective)
         spec = G.graph.get("spec", id(G))
         memos: dict[str, Any] = {d: {} for d in ("out", "in")}

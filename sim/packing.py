@@ -43,6 +43,7 @@ from supermesh.trees.schedule.forest import forest
 from supermesh.trees.schedule.weighted import split_block
 
 __all__ = [
+    "check_packing_memory",
     "packing_program",
     "simulate_packing",
     "tree_bytes",
@@ -51,6 +52,35 @@ __all__ = [
 PACKING_BLOCK_BYTES = 300
 """Peak bytes per transfer of a packing's run: ``sim smbi:32x32 -c allgather --size 512MiB``
 (4,190,208 transfers, one chunk per tree) peaked at 1,268 MB."""
+
+
+def check_packing_memory(collective: str, trees: int, blocks: int) -> None:
+    """Refuse a packing's run whose program would not fit in memory.
+
+    Parameters
+    ----------
+    collective : str
+    trees : int
+        Trees of the packing (for the message).
+    blocks : int
+        Transfers a phase: tree arcs times streams, or a lower bound on them (``n (n - 1)``
+        for one tree per rank, which the caller can check before building the packing).
+
+    Raises
+    ------
+    ResourceError
+        Above :func:`supermesh.budget.memory_cap`.
+
+    Examples
+    --------
+    >>> check_packing_memory("allgather", 16, 16 * 15)  # a 4x4 grid, one tree per rank
+    """
+    check_memory(  # the program, its dependency arrays and the engine's times, per block
+        PACKING_BLOCK_BYTES * blocks * (2 if collective == "allreduce" else 1),
+        f"the {collective} of {trees:,} weighted trees ({blocks:,} transfers a phase)",
+        hint="simulate a smaller grid; the time this run would approach is the cut bound's "
+        "(supermesh bound SPEC --collective allgather, in seconds at any size)",
+    )
 
 
 def _stored(packing: TreePacking | Sequence[Tree], direction: str) -> tuple[list[Tree], str]:
@@ -195,12 +225,7 @@ def packing_program(
     equal = equalise and given is None
     streams = stream_counts(counts) if equal else [[c] for c in counts]
     blocks = sum(len(t.arcs) * len(x) for t, x in zip(trees, streams, strict=True))
-    check_memory(  # the program, its dependency arrays and the engine's times, per block
-        PACKING_BLOCK_BYTES * blocks * (2 if collective == "allreduce" else 1),
-        f"the {collective} of {len(trees):,} weighted trees ({blocks:,} transfers a phase)",
-        hint="simulate a smaller grid; the time this run would approach is the cut bound's "
-        "(supermesh bound SPEC --collective allgather, in seconds at any size)",
-    )
+    check_packing_memory(collective, len(trees), blocks)
     # one copy of a tree per stream: a tree of m streams takes m places in each round of its links
     copy_tree = np.repeat(np.arange(len(trees)), [len(x) for x in streams])
     copy_stream = np.concatenate([np.arange(len(x)) for x in streams])

@@ -381,3 +381,27 @@ def test_devices_and_fifos_are_refused_unread(run_cli, special_files, kind, argv
 def test_a_tree_file_naming_a_device_as_its_topology(run_cli, special_files):
     code, out, err = run_cli("verify", special_files["named"])
     assert_refused(code, out, err, "zero.json", "is not a regular file")
+
+
+def test_python_dash_m_runs_the_same_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    ok = subprocess.run(
+        [sys.executable, "-m", "supermesh", "topo", "mesh:2x2", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert ok.returncode == 0
+    assert len(json.loads(ok.stdout)["nodes"]) == 4
+    bad = subprocess.run(
+        [sys.executable, "-m", "supermesh", "topo", "nosuch:2x2"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.splitlines()[0].startswith("error: ")
