@@ -61,8 +61,8 @@ def _allreduce(trees: dict[str, Any]) -> str:
     heights = "/".join(map(str, t["heights"]))
     bound = t["lower_bound"]
     return (
-        f"{len(t['heights'])} trees, roots {','.join(map(str, t['roots']))}; heights {heights}"
-        + (f" (bound {bound})" if bound is not None else "")
+        f"{plural(len(t['heights']), 'tree')}, roots {','.join(map(str, t['roots']))}; "
+        f"heights {heights}" + (f" (bound {bound})" if bound is not None else "")
     )
 
 
@@ -93,7 +93,7 @@ def _tree_rows(entry: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append(
             (
                 "added links / cheapest",
-                f"{gap['added_links']} / {gap['minimum_links']} for {gap['trees']} trees",
+                f"{gap['added_links']} / {gap['minimum_links']} for {plural(gap['trees'], 'tree')}",
             )
         )
     return rows
