@@ -20,13 +20,14 @@ from supermesh.cli.common import (
 )
 from supermesh.cli.options import (
     check_roots,
+    draw_option,
     input_format_option,
     json_option,
     output_option,
     quiet_option,
     time_limit_option,
 )
-from supermesh.cli.values import Integer, OutputPath
+from supermesh.cli.values import Integer
 from supermesh.errors import SpecError
 from supermesh.trees.design.candidates import links_budget, parse_costs
 from supermesh.units import plural
@@ -171,7 +172,7 @@ def human(r: Any, n_span: int) -> list[str]:
 @time_limit_option("Here: for the whole search.")
 @json_option()
 @output_option("Write the design here as a topology JSON file")
-@click.option("--draw", type=OutputPath(), help="Picture of the design (png/svg/pdf).")
+@draw_option("Picture of the design, the added links marked")
 @quiet_option()
 def design(
     base: str,
