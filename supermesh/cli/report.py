@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 from typing import Any
 
 import click
@@ -193,11 +194,13 @@ def report(
             table.add_row(label, *(dict(r).get(label, "") for r in rows))
         console.print(table)
     if not no_sim:
-        table = Table(
-            title=f"Simulated pipelined collectives, {format_size(nbytes)} ({preset} preset, "
+        title = (
+            f"Simulated pipelined collectives, {format_size(nbytes)} ({preset} preset, "
             f"{doc['energy_model']} energy; speedup and energy vs {doc['baseline']}, "
             "speedup vs TACOS on the same topology)"
         )
+        # folded here: the console prints unwrapped (soft wrap), and tables fit 80 columns
+        table = Table(title="\n".join(textwrap.wrap(title, 80)))
         table.add_column("")
         for e in entries:
             table.add_column(e["name"])
