@@ -16,6 +16,7 @@ from supermesh.cli.options import (
     quiet_option,
     time_limit_option,
 )
+from supermesh.cli.params import preset_option
 from supermesh.cli.topo import metric_rows
 from supermesh.cli.values import Size
 from supermesh.report import COLLECTIVES, build_report, report_errors
@@ -135,9 +136,7 @@ def _sim_rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
 @click.option(
     "--size", type=Size(), default="4MiB", show_default=True, help="Collective size to simulate."
 )
-@click.option(
-    "--preset", type=click.Choice(["booksim", "paper"]), default="booksim", show_default=True
-)
+@preset_option
 @click.option(
     "--energy-model",
     default="dsent",

@@ -85,3 +85,11 @@ def test_one_roots_grammar_in_every_command(run_cli, head, sets):
     code, _, err = run_cli(*head, "--roots", " CORNERS ")  # any case, spaces dropped
     assert "is not a root" not in err
     assert code in (0, 1), err
+
+
+def test_one_preset_help_in_every_command_that_simulates():
+    options = {c: _option(c, "--preset") for c in ("sim", "sweep", "report")}
+    helps = {c: (o.help or "") if o is not None else "" for c, o in options.items()}
+    assert len(set(helps.values())) == 1, helps
+    assert "booksim" in helps["report"]
+    assert "25 GB/s" in helps["report"]
