@@ -6,7 +6,8 @@ Exit codes (one table for every command):
 0     ok
 1     a negative answer or findings: trees that do not fit (``bound``, ``trees``,
       ``design``), verification errors (``verify``), a failed re-check (``prove``), a
-      failed script (``gallery``), a solver that found nothing in its time limit
+      case that failed (``sweep``), a failed script (``gallery``), a solver that found
+      nothing in its time limit
 2     bad input (spec, option, file) or an output that cannot be written (no space,
       a closed pipe); nothing is written
 130   interrupted
