@@ -5,9 +5,10 @@ The paper's figure 2. Each directed link is a line coloured and thickened by the
 it was busy (the two directions of a link side by side, each to the right of its direction of
 travel). On the mesh, disjoint trees come two at a time (a corner has only 2 links) and many
 interior links idle; doubling the perimeter links (SMBi) lets four trees run per root set and
-keeps almost every link busy. Pipelined AllGather of 64 MiB, every chiplet a root, roots grouped
-one per side from the outside in, trees packed by CP-SAT (short time limit: heights may be one
-above optimal).
+keeps almost every link busy. Pipelined AllGather of 64 MiB, every chiplet a root, in the root
+sets ``root_sets`` chooses (partition and running order optimised; not the paper's one root per
+side from the outside in), trees packed by CP-SAT with a short work budget (1 s per set: a set
+may be taller than its optimal height).
 """
 
 from matplotlib.figure import Figure

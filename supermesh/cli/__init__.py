@@ -6,7 +6,8 @@ Exit codes (one table for every command):
 0     ok
 1     a negative answer or findings: trees that do not fit (``bound``, ``trees``,
       ``design``), verification errors (``verify``), a failed re-check (``prove``), a
-      failed script (``gallery``), a solver that found nothing in its time limit
+      case that failed (``sweep``), a failed script (``gallery``), a solver that found
+      nothing in its time limit
 2     bad input (spec, option, file) or an output that cannot be written (no space,
       a closed pipe); nothing is written
 130   interrupted
@@ -99,6 +100,12 @@ def _hint(exc: SupermeshError) -> str:
     return "run `supermesh COMMAND --help`; --debug shows where it failed"
 
 
+# click 8.2+ raises this for a group called without arguments (older versions print the help)
+_NO_ARGS: tuple[type[BaseException], ...] = tuple(
+    e for e in (getattr(click.exceptions, "NoArgsIsHelpError", None),) if e is not None
+)
+
+
 def _fail(message: str, hint: str, code: int) -> None:
     click.echo(f"error: {message}", err=True)
     click.echo(f"hint: {hint}", err=True)
@@ -135,6 +142,12 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo("error: interrupted", err=True)
         click.echo("hint: nothing half-written was left behind; run the command again", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    except _NO_ARGS:  # `supermesh` alone: click 8.2+ would put the whole --help in the error
+        _fail(
+            "Missing command.",
+            f"commands: {', '.join(sorted(_COMMANDS))}; `supermesh --help` says what each does",
+            EXIT_BAD_INPUT,
+        )
     except click.ClickException as exc:
         _fail(
             " ".join(exc.format_message().split()),  # click lists choices on several lines

@@ -20,15 +20,17 @@ from supermesh.cli.common import (
 )
 from supermesh.cli.options import (
     check_roots,
+    draw_option,
     input_format_option,
     json_option,
     output_option,
     quiet_option,
     time_limit_option,
 )
-from supermesh.cli.values import Choice, Integer, OutputPath
+from supermesh.cli.values import Choice, Integer
 from supermesh.errors import SpecError
 from supermesh.trees.design.candidates import links_budget, parse_costs
+from supermesh.units import plural
 
 _ADD_HELP = (
     "Candidate links: perimeter-parallel (a second link beside each perimeter link; default), "
@@ -84,16 +86,17 @@ def _target_text(r: Any, n_span: int) -> str:
     k = t["trees"]
     where = "compute chiplets" if t["span"] == "compute" else "span nodes"
     if t["roots"] == "any":
-        what = f"for any {k} roots ({k}-arc-connected over the {n_span} {where})"
+        what = f"for any {plural(k, 'root')} ({k}-arc-connected over the {n_span} {where})"
     elif t["roots"] and isinstance(t["roots"][0], list):
-        what = f"for each of {len(t['roots'])} root sets"
+        what = f"for each of {plural(len(t['roots']), 'root set')}"
     else:
         what = f"rooted at {', '.join(map(str, t['roots']))}"
-    kind = {"both": "out- and in-trees", "out": "out-trees", "in": "in-trees"}[t["direction"]]
+    kind = {"both": "out- and in-tree", "out": "out-tree", "in": "in-tree"}[t["direction"]]
     if t["roots"] == "any":
-        kind = "spanning trees"
+        kind = "spanning tree"
+    trees = plural(k, f"arc-disjoint {kind}")
     height = f", each at most {t['max_height']} tall" if t["max_height"] else ""
-    return f"Target: {k} arc-disjoint {kind} {what}{height}."
+    return f"Target: {trees} {what}{height}."
 
 
 def human(r: Any, n_span: int) -> list[str]:
@@ -113,7 +116,8 @@ def human(r: Any, n_span: int) -> list[str]:
     head = "Optimal" if r.status == "optimal" else f"Feasible ({stopped})"
     gap = "" if r.status == "optimal" else f", lower bound {r.lower_bound} (gap {r.gap})"
     lines.append(
-        f"{head}: {len(r.additions)} links added ({2 * len(r.additions)} arcs), cost {r.cost}{gap}."
+        f"{head}: {plural(len(r.additions), 'link')} added "
+        f"({plural(2 * len(r.additions), 'arc')}), cost {r.cost}{gap}."
     )
     shown = ", ".join(f"{u}-{v}" for u, v in r.additions[:_SHOWN])
     more = f", ... ({len(r.additions)} links)" if len(r.additions) > _SHOWN else ""
@@ -121,7 +125,7 @@ def human(r: Any, n_span: int) -> list[str]:
     above = r.ports["above_base"]
     lines.append(
         f"Ports: at most {r.ports['max_links']} links per chiplet (router radix "
-        f"{r.ports['router_radix']}); {len(above)} chiplets above the base's "
+        f"{r.ports['router_radix']}); {plural(len(above), 'chiplet')} above the base's "
         f"{r.ports['base_max']}" + (f": {', '.join(map(str, above))}." if above else ".")
     )
     lines.append(f"Proof: {r.proof['text']}")
@@ -168,7 +172,7 @@ def human(r: Any, n_span: int) -> list[str]:
 @time_limit_option("Here: for the whole search.")
 @json_option()
 @output_option("Write the design here as a topology JSON file")
-@click.option("--draw", type=OutputPath(), help="Picture of the design (png/svg/pdf).")
+@draw_option("Picture of the design, the added links marked")
 @quiet_option()
 def design(
     base: str,

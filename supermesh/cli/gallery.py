@@ -9,7 +9,7 @@ import click
 from rich.table import Table
 
 from supermesh.cli import EXIT_FINDINGS
-from supermesh.cli.common import emit_json, progress_bar, stdout_console
+from supermesh.cli.common import emit_json, progress_bar, stdout_console, written_folder
 from supermesh.cli.options import json_option, quiet_option
 from supermesh.cli.values import OutputPath
 
@@ -56,6 +56,9 @@ def gallery(
             progress.update(task, completed=i, total=count, description=script.stem)
 
         runs = run_gallery(output, folder=folder, only=only, quick=quick, on_start=started)
+    drawn = [r for r in runs if r.ok]
+    if drawn:  # a folder output, reported as prove -o reports its certificates
+        written_folder(output or _shown(drawn[0].image.parent), len(drawn), quiet)
     if as_json:
         emit_json(
             [

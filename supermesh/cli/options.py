@@ -1,10 +1,10 @@
 """Options every command declares the same way: one name, one default, one help text.
 
-``--time-limit``, ``-o/--output``, ``--json``, ``-q/--quiet``, ``--scheduler`` / ``--workers`` and
-``--input-format`` are declared here for every command that has them, with the types of
-:mod:`supermesh.cli.values` (the one validator of every value typed); root lists have one grammar
-(:data:`ROOTS_HELP`, :func:`check_roots`), and an option typed where it would be ignored is
-refused (:func:`refuse_unused`).
+``--time-limit``, ``-o/--output``, ``--draw``, ``--json``, ``-q/--quiet``, ``--scheduler`` /
+``--workers`` and ``--input-format`` are declared here for every command that has them, with the
+types of :mod:`supermesh.cli.values` (the one validator of every value typed); root lists have
+one grammar (:data:`ROOTS_HELP`, :func:`check_roots`), and an option typed where it would be
+ignored is refused (:func:`refuse_unused`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ __all__ = [
     "ROOTS_HELP",
     "TIME_LIMIT_HELP",
     "check_roots",
+    "draw_option",
     "given",
     "input_format_option",
     "json_option",
@@ -120,6 +121,17 @@ def output_option(what: str, *, directory: bool = False) -> Callable[[F], F]:
     )
     return click.option(
         "-o", "--output", type=OutputPath(directory), default=None, help=f"{what} ({where})."
+    )
+
+
+def draw_option(what: str) -> Callable[[F], F]:
+    """``--draw FILE``: a picture, png/svg/pdf by extension, replaced as ``-o`` replaces."""
+    return click.option(
+        "--draw",
+        type=OutputPath(),
+        default=None,
+        help=f"{what}; png/svg/pdf by extension (an existing file is replaced; its folder must "
+        "exist).",
     )
 
 

@@ -14,7 +14,7 @@ import click
 
 from supermesh.cli.values import Choice
 
-__all__ = ["parameter_lines", "preset_options"]
+__all__ = ["parameter_lines", "preset_option", "preset_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -67,10 +67,22 @@ def _list_params(ctx: click.Context, _param: click.Parameter, value: bool) -> No
     ctx.exit(0)
 
 
-def preset_options(command: F) -> F:
-    """Add ``--preset``, ``--set NAME=VALUE`` (as ``overrides``) and ``--list-params``."""
+def preset_option(command: F) -> F:
+    """Add ``--preset`` alone (``report``, which takes no ``--set``), with the help of
+    :func:`preset_options`."""
     from supermesh.sim.presets import PRESETS
 
+    return click.option(
+        "--preset",
+        type=Choice(tuple(PRESETS)),
+        default="booksim",
+        show_default=True,
+        help=_PRESET_HELP,
+    )(command)
+
+
+def preset_options(command: F) -> F:
+    """Add ``--preset``, ``--set NAME=VALUE`` (as ``overrides``) and ``--list-params``."""
     command = click.option(
         "--list-params",
         is_flag=True,
@@ -82,10 +94,4 @@ def preset_options(command: F) -> F:
     command = click.option(
         "--set", "overrides", multiple=True, metavar="NAME=VALUE", help=_SET_HELP
     )(command)
-    return click.option(
-        "--preset",
-        type=Choice(tuple(PRESETS)),
-        default="booksim",
-        show_default=True,
-        help=_PRESET_HELP,
-    )(command)
+    return preset_option(command)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 from typing import Any
 
 import click
@@ -15,8 +16,9 @@ from supermesh.cli.options import (
     quiet_option,
     time_limit_option,
 )
+from supermesh.cli.params import preset_option
 from supermesh.cli.topo import metric_rows
-from supermesh.cli.values import Choice, Size
+from supermesh.cli.values import Size
 from supermesh.report import COLLECTIVES, build_report, report_errors
 from supermesh.units import format_size, plural
 
@@ -61,8 +63,8 @@ def _allreduce(trees: dict[str, Any]) -> str:
     heights = "/".join(map(str, t["heights"]))
     bound = t["lower_bound"]
     return (
-        f"{len(t['heights'])} trees, roots {','.join(map(str, t['roots']))}; heights {heights}"
-        + (f" (bound {bound})" if bound is not None else "")
+        f"{plural(len(t['heights']), 'tree')}, roots {','.join(map(str, t['roots']))}; "
+        f"heights {heights}" + (f" (bound {bound})" if bound is not None else "")
     )
 
 
@@ -93,7 +95,7 @@ def _tree_rows(entry: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append(
             (
                 "added links / cheapest",
-                f"{gap['added_links']} / {gap['minimum_links']} for {gap['trees']} trees",
+                f"{gap['added_links']} / {gap['minimum_links']} for {plural(gap['trees'], 'tree')}",
             )
         )
     return rows
@@ -134,7 +136,7 @@ def _sim_rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
 @click.option(
     "--size", type=Size(), default="4MiB", show_default=True, help="Collective size to simulate."
 )
-@click.option("--preset", type=Choice(["booksim", "paper"]), default="booksim", show_default=True)
+@preset_option
 @click.option(
     "--energy-model",
     default="dsent",
@@ -191,11 +193,13 @@ def report(
             table.add_row(label, *(dict(r).get(label, "") for r in rows))
         console.print(table)
     if not no_sim:
-        table = Table(
-            title=f"Simulated pipelined collectives, {format_size(nbytes)} ({preset} preset, "
+        title = (
+            f"Simulated pipelined collectives, {format_size(nbytes)} ({preset} preset, "
             f"{doc['energy_model']} energy; speedup and energy vs {doc['baseline']}, "
             "speedup vs TACOS on the same topology)"
         )
+        # folded here: the console prints unwrapped (soft wrap), and tables fit 80 columns
+        table = Table(title="\n".join(textwrap.wrap(title, 80)))
         table.add_column("")
         for e in entries:
             table.add_column(e["name"])

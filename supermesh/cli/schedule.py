@@ -36,6 +36,7 @@ from supermesh.cli.options import (
     output_option,
     quiet_option,
     refuse_unused,
+    time_limit_option,
 )
 from supermesh.cli.values import Choice, Integer, Size
 from supermesh.errors import SpecError
@@ -122,6 +123,7 @@ def _summary(schedule: Schedule) -> Table:
     show_default=True,
     help="MSCCL: steps per threadblock (RCCL 64, MSCCL 256).",
 )
+@time_limit_option("Here: per tree set, where trees are built (as in `supermesh sim`).")
 @quiet_option()
 @click.pass_context
 def schedule(
@@ -137,6 +139,7 @@ def schedule(
     output: str | None,
     chunks_per_loop: int | None,
     max_steps: int,
+    time_limit: float,
     quiet: bool,
 ) -> None:
     """Build the per-chiplet schedule tables of a collective on topology SPEC.
@@ -170,6 +173,9 @@ def schedule(
         refuse_unused(
             ctx, ("algorithm",), "to --trees (the trees are given)", "drop -a/--algorithm"
         )
+        refuse_unused(ctx, ("time_limit",), "with --trees: the trees are given")
+    if synthesised:
+        refuse_unused(ctx, ("time_limit",), f"to -a {algorithm}: it packs no trees with CP-SAT")
     algorithm = algorithm or "pipeline"
     fmt = format_for(output, fmt, EXTENSIONS) if output else (fmt or "json")
     if fmt != "msccl":
@@ -188,7 +194,9 @@ def schedule(
             ]
             sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=size)
         else:
-            packings = phase_packings(G, collective, algorithm=algorithm, roots=roots, nbytes=size)
+            packings = phase_packings(
+                G, collective, algorithm=algorithm, roots=roots, nbytes=size, time_limit=time_limit
+            )
             sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=size)
         msccl: dict[str, Any] = {"chunks_per_loop": chunks_per_loop}
         if fmt == "msccl":

@@ -13,8 +13,14 @@ from supermesh.cli.common import (
     stdout_console,
     write_outputs,
 )
-from supermesh.cli.options import input_format_option, json_option, output_option, quiet_option
-from supermesh.cli.values import Choice, OutputPath
+from supermesh.cli.options import (
+    draw_option,
+    input_format_option,
+    json_option,
+    output_option,
+    quiet_option,
+)
+from supermesh.cli.values import Choice
 from supermesh.errors import SpecError
 from supermesh.export.formats import format_for
 from supermesh.export.topology import FORMATS
@@ -29,9 +35,7 @@ _EXTENSIONS = {"json": "json", "anynet": "anynet", "dot": "dot", "gv": "dot", "g
 @json_option("the topology and its metrics")
 @output_option("Write the topology here: json, anynet, dot or graphml, by extension or --format")
 @click.option("--format", "fmt", type=Choice(FORMATS), help="Format of -o (default: ext).")
-@click.option(
-    "--draw", type=OutputPath(), help="Render a picture (png/svg/pdf; replaced if it exists)."
-)
+@draw_option("Render a picture of the topology")
 @quiet_option()
 def topo(
     spec: str, as_json: bool, output: str | None, fmt: str | None, draw: str | None, quiet: bool

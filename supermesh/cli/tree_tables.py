@@ -80,14 +80,16 @@ def print_throughput(p: TreePacking) -> None:
         built = st["construction"]
         proof = "proven minimal" if p.objective == p.lower_bound else "not proven minimal"
         lines.append(
-            f"construction   {built['name']}, {built['trees_per_root']} trees per rank: rate "
-            f"proven (loads recounted, busiest arc {built['max_load']} shares); height {proof}"
+            f"construction   {built['name']}, {plural(built['trees_per_root'], 'tree')} per "
+            f"rank: rate proven (loads recounted, busiest arc {built['max_load']} shares); "
+            f"height {proof}"
         )
     if "parts" in st:
         info = st["parts"]
         lines.append(
             f"parts          {info['parts']} equal parts per rank, busiest link carries "
-            f"{info['max_load']} trees (bound {info['load_bound']})"
+            f"{info['max_load']} tree{'' if info['max_load'] == '1' else 's'} "
+            f"(bound {info['load_bound']})"
         )
     for line in lines:
         out.print(wrapped(line), markup=False)

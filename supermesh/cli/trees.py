@@ -26,6 +26,7 @@ from supermesh.cli.common import (
 from supermesh.cli.options import (
     ROOTS_HELP,
     check_roots,
+    draw_option,
     given,
     input_format_option,
     json_option,
@@ -35,7 +36,7 @@ from supermesh.cli.options import (
     time_limit_option,
 )
 from supermesh.cli.tree_tables import print_root_sets, print_throughput, print_trees
-from supermesh.cli.values import Choice, Integer, OutputPath, Real
+from supermesh.cli.values import Choice, Integer, Real
 from supermesh.errors import SpecError
 from supermesh.trees.model import TreePacking
 from supermesh.trees.packing.methods import METHODS, pack_by_method
@@ -214,11 +215,9 @@ def _throughput_options(command: F) -> F:
 )
 @json_option("the tree file")
 @output_option("Write the tree file here (check it with `supermesh verify FILE`)")
-@click.option(
-    "--draw",
-    type=OutputPath(),
-    help="Draw the trees, one panel per tree (root sets: the sets with heights; --throughput: "
-    "the load of every link and the bottleneck cut); png/svg/pdf.",
+@draw_option(
+    "Draw the trees, one panel per tree (root sets: the sets with heights; --throughput: "
+    "the load of every link and the bottleneck cut)"
 )
 @quiet_option()
 @click.pass_context

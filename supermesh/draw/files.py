@@ -2,7 +2,8 @@
 
 :func:`figure_bytes` renders a Figure (with the numbers it shows under :data:`FACTS_KEY` in a
 PNG), :func:`save_figure` writes it without ever leaving a partial file; svg and pdf carry no
-creation date, so the same drawing gives the same bytes.
+creation date and svg's clip-path names are hashed with a fixed salt, so the same drawing gives
+the same bytes.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from matplotlib import rc_context
 from matplotlib.figure import Figure
 
 from supermesh.errors import SupermeshError
@@ -67,7 +69,10 @@ def figure_bytes(
     metadata: dict[str, Any] = dict(_metadata(fmt))
     if facts is not None and fmt == "png":
         metadata[FACTS_KEY] = json.dumps(facts, sort_keys=True)
-    fig.savefig(buffer, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata)
+    # svg names its clip paths by hashing a salt that is random unless set: a fixed salt makes
+    # the names, and so the file, the same from run to run
+    with rc_context({"svg.hashsalt": "supermesh"}):
+        fig.savefig(buffer, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata)
     return buffer.getvalue()
 
 

@@ -178,7 +178,9 @@ def run_gallery(
     InputFileError, SupermeshError
         No gallery, nothing matching ``only``, or an output folder that cannot be made.
     """
-    gallery = find_gallery(folder)
+    # absolute: each script runs with the gallery as its working folder, where a relative
+    # path (--gallery gallery) would name gallery/gallery/plot_x.py
+    gallery = find_gallery(folder).resolve()
     scripts = gallery_scripts(gallery, only)
     target = Path(out) if out is not None else gallery
     try:

@@ -115,7 +115,8 @@ def draw_root_trees(
     count = sum(c for _, _, c in items)
     if title is None:
         copies = f" ({len(items)} distinct)" if len(items) < count else ""
-        title = f"{G.graph.get('name', '')}: the {count} trees of chiplet {root}{copies}"
+        which = "the tree" if count == 1 else f"the {count} trees"
+        title = f"{G.graph.get('name', '')}: {which} of chiplet {root}{copies}"
     return draw_trees(
         G,
         trees,

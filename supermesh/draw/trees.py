@@ -202,9 +202,9 @@ def draw_trees(
     G : networkx.MultiDiGraph
         The topology the trees were made for.
     trees : TreePacking, TreeSet or sequence of Tree
-        Every tree of every set gets a panel, titled with its set (when there are several), root
-        and height, and its share of the root's data when the shares are not all 1 (weighted
-        packings).
+        Every tree of every set gets a panel, titled with its set (when there are several), its
+        number within the set (from 0, as in the schedule tables), root and height, and its
+        share of the root's data when the shares are not all 1 (weighted packings).
     fig : matplotlib Figure or SubFigure, optional
         An empty (sub)figure to draw into; by default a new Figure is made.
     direction : {"out", "in"}, optional
@@ -267,6 +267,11 @@ def draw_trees(
         len(items), ncols, span_x * scale + 0.25, span_y * scale + 0.45, fig=fig
     )
     lanes = arc_lanes(G)
+    # a tree is numbered within its set, as the schedule tables and verify's messages number it
+    # (set 1's first tree is "set 1, tree 0"); the colour still runs over all panels
+    within: list[int] = []
+    for i, (s, _) in enumerate(items):
+        within.append(within[-1] + 1 if i and items[i - 1][0] == s else 0)
     for i, (ax, (s, tree)) in enumerate(zip(axes, items, strict=True)):
         color = tree_color(i)
         _tree_panel(ax, G, lanes, tree, color, direction, scale, labels)
@@ -274,7 +279,7 @@ def draw_trees(
             text = titles[i]
         else:
             head = f"set {s}, " if s is not None else ""
-            text = f"{head}tree {i}: root {tree.root}, height {tree.height}"
+            text = f"{head}tree {within[i]}: root {tree.root}, height {tree.height}"
             if weighted:
                 text += f", share {tree.share:.3g}"
         ax.set_title(text, fontsize=8, color=color)

@@ -145,7 +145,7 @@ def _options(command: str, files: dict[str, list[str]], outdir: Path) -> dict[st
                 "--energy-model": ENERGY, **spec_file},
         "schedule": {"-c": COLLECTIVES, "--size": SIZES, "--chunks": INTS, "--trees": any_file,
                      "--roots": ROOTS, "-o": _outputs(outdir, "csv") + _outputs(outdir, "xml"),
-                     "--max-steps": INTS, "--chunks-per-loop": INTS,
+                     "--max-steps": INTS, "--chunks-per-loop": INTS, "--time-limit": TIME_LIMITS,
                      "-a": [*ALGORITHMS, "tacos", "teccl", "direct"], **spec_file},
         "verify": {},
         "sweep": {"--sizes": [*SIZES, "1KiB:4KiB", "4KiB:1KiB", ","], "-c": COLLECTIVES,

@@ -16,6 +16,7 @@ COMMANDS = [
     (["sweep", "mesh:3x3", "--sizes", "1MiB,2MiB", "-a", "ring"], "ring"),
     (["prove", "smbi", "--grids", "2..3", "--workers", "1"], "prove smbi"),
     (["gallery", "--only", "supermesh_variants", "--quick", "-o", "{tmp}"], "plot_"),
+    (["report", "mesh:2x2", "smbi:2x2", "--no-design", "--size", "64KiB"], "report: trees"),
 ]
 
 
@@ -63,7 +64,7 @@ def test_progress_on_a_terminal_only(tmp_path, args, shown):
     code, out, err = _run(args, terminal=False)
     assert code in (0, 1), err
     assert "\x1b[" not in err  # no terminal, no live display
-    quiet = [*args, "--quiet"]
-    code, _, err = _run(quiet, terminal=True)
-    assert code in (0, 1), err
-    assert shown not in err
+    for switch in ("--quiet", "--json"):  # either turns the display off on a terminal too
+        code, _, err = _run([*args, switch], terminal=True)
+        assert code in (0, 1), err
+        assert shown not in err

@@ -41,6 +41,22 @@ def test_trees_are_numbered_from_zero_as_in_the_tables():
     assert titles[3].startswith("tree 3: root 12")
 
 
+def test_trees_of_several_sets_are_numbered_within_their_set():
+    """Panel titles say "set S, tree T" for the T-th tree of the S-th set of the packing, the
+    numbering of the schedule tables' set and tree columns (not a count over all panels)."""
+    G = build("smbi:3x3")
+    packing = root_sets(G, method="paper")
+    assert len(packing.sets) > 1
+    assert len(packing.sets[0].trees) > 1
+    expected = [
+        f"set {s}, tree {t}: root {tree.root}, height {tree.height}"
+        for s, tree_set in enumerate(packing.sets)
+        for t, tree in enumerate(tree_set.trees)
+    ]
+    fig = draw_trees(G, packing)
+    assert [ax.get_title() for ax in fig.axes if ax.get_title()] == expected
+
+
 def test_root_sets_are_numbered_from_zero():
     G = build("smbi:4x4")
     fig = draw_root_sets(G, root_sets(G, method="paper"))

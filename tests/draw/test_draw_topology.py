@@ -144,6 +144,17 @@ def test_save_formats(tmp_path, ext, magic):
     assert [p.name for p in path.parent.iterdir()] == [path.name]
 
 
+@pytest.mark.parametrize("ext", ["png", "svg", "pdf"])
+def test_the_same_drawing_gives_the_same_bytes(tmp_path, ext):
+    """Same inputs, same files: no date, and no random names (svg's clip paths)."""
+    texts = []
+    for name in ("a", "b"):
+        path = tmp_path / f"{name}.{ext}"
+        save_figure(draw_topology(build("smbi:3x3")), path)
+        texts.append(path.read_bytes())
+    assert texts[0] == texts[1]
+
+
 def test_save_rejects_other_extensions(tmp_path):
     with pytest.raises(SupermeshError, match="jpg"):
         save_figure(draw_topology(build("mesh:2x2")), tmp_path / "mesh.jpg")

@@ -116,7 +116,8 @@ def test_in_trees_and_packings():
     )
     fig = draw_trees(G, packing, ncols=1)
     assert len(fig.axes) == 2
-    assert fig.axes[1].get_title().startswith("set 1, tree 1")  # numbered from 0, as tables
+    # numbered within its set from 0, as the schedule tables' set / tree columns number it
+    assert fig.axes[1].get_title().startswith("set 1, tree 0")
 
 
 def test_bad_trees_are_rejected():

@@ -30,6 +30,7 @@ import networkx as nx
 
 from supermesh.topologies.connectivity import ArcNet, arc_net, rooted_failures
 from supermesh.trees.design.candidates import Candidate
+from supermesh.units import plural
 
 __all__ = [
     "Cut",
@@ -65,8 +66,10 @@ class Requirement:
     def label(self) -> str:
         """Short text, e.g. ``"4 out-trees rooted at 0,3,15,12"``."""
         if self.roots is None:
-            return f"{self.k} trees for any {self.k} roots"
-        return f"{self.k} {self.direction}-trees rooted at {','.join(map(str, self.roots))}"
+            return f"{plural(self.k, 'tree')} for any {plural(self.k, 'root')}"
+        return (
+            f"{plural(self.k, self.direction + '-tree')} rooted at {','.join(map(str, self.roots))}"
+        )
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,7 @@ from supermesh.trees.design.result import DesignResult, ResultBuilder
 from supermesh.trees.design.search import greedy_design, known_designs, packing_check, passes
 from supermesh.trees.design.text import solver_reason
 from supermesh.trees.packing.model import Budget
+from supermesh.units import plural
 
 __all__ = ["design", "design_gap"]
 
@@ -109,7 +110,7 @@ def _requirements(
     if roots is not None:
         if len(roots) != trees:
             raise SpecError(
-                f"{len(roots)} roots given for a target of {trees} trees",
+                f"{plural(len(roots), 'root')} given for a target of {plural(trees, 'tree')}",
                 hint="give one root per tree (repeats allowed)",
             )
         root_sets = [roots]

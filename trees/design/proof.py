@@ -19,6 +19,7 @@ import networkx as nx
 
 from supermesh.trees.design.candidates import Candidate
 from supermesh.trees.design.cuts import Cut, crossing, entering
+from supermesh.units import plural
 
 __all__ = ["counting_bound", "counting_groups", "cut_reason", "node_list", "usable_candidates"]
 
@@ -146,10 +147,10 @@ def cut_reason(G: nx.MultiDiGraph, cut: Cut, cands: Sequence[Candidate], usable:
         "crossing_candidates": cross,
         "required": cut.required,
         "text": (
-            f"{usable}, the set {node_list(shown)} is {verb} by only {base + cross} arcs "
+            f"{usable}, the set {node_list(shown)} is {verb} by only {plural(base + cross, 'arc')} "
             f"({base} in the base topology, {cross} from candidate links crossing it), but "
-            f"{cut.required} "
-            "trees must cross it (each tree rooted on the far side needs an arc of its own)"
+            f"{plural(cut.required, 'tree')} "
+            "must cross it (each tree rooted on the far side needs an arc of its own)"
         ),
     }
 

@@ -13,6 +13,7 @@ from supermesh.topologies.metrics import links_per_node
 from supermesh.trees.design.cuts import Requirement, with_links
 from supermesh.trees.design.text import optimality_text
 from supermesh.trees.packing.model import Budget
+from supermesh.units import plural
 
 __all__ = ["STATUSES", "DesignResult", "ResultBuilder"]
 
@@ -202,7 +203,7 @@ class ResultBuilder:
         spec = str(self.G.graph.get("spec", ""))
         T.graph["spec"] = f"{spec}+design"
         T.graph["name"] = (
-            f"{self.G.graph.get('name', spec)} + design ({self.target['trees']} trees)"
+            f"{self.G.graph.get('name', spec)} + design ({plural(self.target['trees'], 'tree')})"
         )
         T.graph["params"] = {
             **self.G.graph.get("params", {}),

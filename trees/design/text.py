@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from supermesh.units import plural
+
 __all__ = ["counting_text", "optimality_text", "solver_reason"]
 
 
@@ -55,15 +57,15 @@ def counting_text(counting: dict[str, Any]) -> str:
     text = f"chiplets short of entering or leaving arcs need {counting['ends']} link ends in all"
     if not counting.get("sides"):
         return (
-            text + f", and each added link has two ends, so at least {counting['links']} links "
-            f"(cost {counting['cost']}) are needed."
+            text + ", and each added link has two ends, so at least "
+            f"{plural(counting['links'], 'link')} (cost {counting['cost']}) are needed."
         )
     big = ", ".join(f"{a} (other side {b})" for a, b in counting["sides"])
     return (
         text + "; the usable candidate links form a bipartite graph (two colours, like a "
         "chessboard) and every link has one end of each colour, so each group needs at least as "
         f"many links as its more needy colour needs ends: {big}; in all at least "
-        f"{counting['links']} links (cost {counting['cost']})."
+        f"{plural(counting['links'], 'link')} (cost {counting['cost']})."
     )
 
 

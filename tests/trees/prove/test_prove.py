@@ -212,6 +212,32 @@ def test_cli_json_shape(run_cli, tmp_path):
     assert set(doc["all_sizes"]) >= {"statement", "argument", "checked", "contradicted"}
 
 
+@pytest.mark.parametrize(("family", "grids"), [("hexamesh", "1..2"), ("smalter", "3..4")])
+def test_certificate_files_are_the_same_bytes_run_to_run(run_cli, tmp_path, family, grids):
+    """The same inputs give the same files (the README's promise): no wall-clock figure in a
+    certificate, whether the sizes ran serially or on two workers."""
+    texts = []
+    for name, workers in (("a", "1"), ("b", "2")):
+        code, _, err = run_cli(
+            "prove",
+            family,
+            "--grids",
+            grids,
+            "--workers",
+            workers,
+            "-q",
+            "-o",
+            str(tmp_path / name),
+        )
+        assert code == 0, err
+        texts.append({p.name: p.read_bytes() for p in sorted((tmp_path / name).iterdir())})
+    assert len(texts[0]) == 2
+    assert texts[0] == texts[1]
+    for data in texts[0].values():
+        assert b"wall" not in data
+        assert b"seconds" not in data
+
+
 def test_cli_table_and_null_statement(run_cli):
     code, out, _ = run_cli("prove", "mesh", "--grids", "4x4,5x6", "--workers", "1")
     assert code == 0
