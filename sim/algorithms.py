@@ -189,7 +189,8 @@ def run_algorithm(
     roots : str, optional
         Root spec for the tree algorithms (see :func:`~supermesh.sim.tree_sets.tree_sets_for`).
     cache : dict, optional
-        Reused across calls for trees and bounds (keyed by topology spec).
+        Reused across calls for trees and bounds (keyed by topology spec); without it, one
+        for this call only.
     bound : bool or ThroughputBound or None
         See :func:`supermesh.sim.run.evaluate`.
     time_limit : float
@@ -218,6 +219,9 @@ def run_algorithm(
     ('32/15', True)
     """
     collective = check_collective(collective)
+    # without the caller's cache, one for this call: the bound then reuses what the program
+    # built (an AllReduce's free-root LP)
+    cache = {} if cache is None else cache
     if algorithm is None:
         # roots the user chose are for tree sets: the pipeline runs them
         algorithm = "pipeline" if roots else default_algorithm(G, trees, reduce_trees, collective)
@@ -255,20 +259,19 @@ def run_algorithm(
     else:
         if trees is None:
             key = trees_key(G, algorithm, collective, roots)
-            if cache is not None and key in cache:
+            if key in cache:
                 packings = cache[key]
             else:
                 packings = phase_trees_for(
                     G, algorithm, collective, roots=roots, time_limit=time_limit
                 )
-                if cache is not None:
-                    cache[key] = packings
+                cache[key] = packings
             trees, *more = packings
             reduce_trees = more[0] if more else reduce_trees
         program = tree_program(G, trees, collective, nbytes, params, reduce_trees=reduce_trees)
     # the bound after the program: a run refused for its size must not first spend a minute on
     # the cut bound (thousands of max-flows at 64x64)
-    if bound is True and cache is not None:
+    if bound is True:
         kind = "rate-bound" if weighted else "bound"
         bound_key = (kind, spec, collective, given.link_pipelined)
         if bound_key not in cache:
@@ -279,8 +282,6 @@ def run_algorithm(
                 memo = cache.setdefault(("free-share", spec), {}) if net is G else None
                 cache[bound_key] = throughput_bound_for(net, collective, memo)
         bound = cache[bound_key]
-    elif bound is True and weighted:
-        bound = throughput_bound_for(serial_capacity_network(G, params), collective)
     return evaluate(
         G,
         program,
@@ -301,7 +302,7 @@ def _throughput_program(
     trees: TreePacking | list[TreeSet] | None,
     reduce_trees: TreePacking | list[TreeSet] | None,
     roots: str | None,
-    cache: MutableMapping[Any, Any] | None,
+    cache: MutableMapping[Any, Any],
     time_limit: float,
 ) -> tuple[Program, SimParams]:
     """The program of a throughput run and its parameters: the given packing, or the fastest
@@ -333,17 +334,17 @@ def _throughput_program(
         check_packing_memory(collective, ranks, ranks * (ranks - 1))
         direction = natural_direction(collective)
         spec = G.graph.get("spec", id(G))
-        memos: dict[str, Any] = {d: {} for d in ("out", "in")}
-        if cache is not None:
-            memos = {d: cache.setdefault(("throughput", spec, d), {}) for d in ("out", "in")}
+        memos = {d: cache.setdefault(("throughput", spec, d), {}) for d in ("out", "in")}
         # the fewest equal parts that reach the bound; the chunk size is searched
         packing = throughput_packing(G, direction, time_limit=time_limit, memo=memos[direction])
         best = tuned_program(G, [packing], collective, nbytes, params)
-        others = other_packings(G, packing, best[0], collective, params, memos, time_limit)
+        free_memo = cache.setdefault(("free-share", spec), {})
+        others = other_packings(
+            G, packing, best[0], collective, params, memos, time_limit, free_memo
+        )
         if others:
             best = faster(best, tuned_program(G, others, collective, nbytes, params))
         if collective == "allreduce":
-            free_memo = cache.setdefault(("free-share", spec), {}) if cache is not None else {}
             best = _free_share(G, nbytes, params, best, free_memo, time_limit)
         return best
     if isinstance(trees, TreePacking):
@@ -365,20 +366,20 @@ def _free_share(
     within 0.2% of the free-share bound or slower than the one before (each takes CP-SAT
     seconds)."""
     from supermesh.sim.chunk_choice import tuned_program
-    from supermesh.sim.packing_choice import faster
+    from supermesh.sim.packing_choice import STREAMING, faster, fastest_try
     from supermesh.trees.schedule import FREE_SHARE_MULTIPLES, free_share_packing, free_share_rate
 
     found = free_share_rate(G, memo, time_limit=time_limit)
     if found is None:
         return best
-    enough = 1.002 * 2 * nbytes / (found.upper * params.link_bandwidth())
+    enough = STREAMING * 2 * nbytes / (found.upper * params.link_bandwidth())
     before = math.inf
     for m in FREE_SHARE_MULTIPLES:
         p = free_share_packing(G, m, memo, time_limit=min(time_limit, 10.0))
         if p is None:
             break
         mine = tuned_program(G, [p], "allreduce", nbytes, params)
-        now = min(t.get("time", math.inf) for t in mine[0].meta["tried"])
+        now = fastest_try(mine[0])
         best = faster(best, mine)
         if now <= enough or now >= before:
             break  # near the bound, or more parts stream worse (SMAlter 5x5: 1.01, then 2.8)

@@ -90,8 +90,17 @@ def _stored(packing: TreePacking | Sequence[Tree], direction: str) -> tuple[list
     return list(packing), direction
 
 
-def _root_bytes(trees: Sequence[Tree], nbytes: int, collective: str) -> dict[int, float]:
-    """The bytes each root sends (AllGather), receives (ReduceScatter) or both (AllReduce).
+def _root_totals(trees: Sequence[Tree]) -> dict[int, float]:
+    """Each root's shares added up, in tree order."""
+    total: dict[int, float] = {}
+    for t in trees:
+        total[t.root] = total.get(t.root, 0.0) + t.share
+    return total
+
+
+def _root_bytes(total: Mapping[int, float], nbytes: int, collective: str) -> dict[int, float]:
+    """The bytes each root sends (AllGather), receives (ReduceScatter) or both (AllReduce),
+    from its shares' ``total`` (:func:`_root_totals`).
 
     ReduceScatter and AllGather: every rank its ``M / n``. AllReduce may split the vector
     freely: each root reduces and broadcasts the part its trees' shares add up to, which is
@@ -99,9 +108,6 @@ def _root_bytes(trees: Sequence[Tree], nbytes: int, collective: str) -> dict[int
     packing), and a root's free share in a free-root packing
     (:func:`supermesh.trees.throughput.free_roots.free_root_packing`).
     """
-    total: dict[int, float] = {}
-    for t in trees:
-        total[t.root] = total.get(t.root, 0.0) + t.share
     alike = max(total.values()) - min(total.values()) <= 1e-12 * max(total.values())
     if collective != "allreduce" or alike:
         return dict.fromkeys(total, nbytes / len(total))
@@ -118,27 +124,26 @@ def tree_bytes(trees: Sequence[Tree], nbytes: int, collective: str) -> list[floa
     >>> tree_bytes([a, b], 1000, "allgather"), tree_bytes([a, b], 1000, "allreduce")
     ([500.0, 500.0], [750.0, 250.0])
     """
-    part = _root_bytes(trees, nbytes, collective)
-    total: dict[int, float] = {}
-    for t in trees:
-        total[t.root] = total.get(t.root, 0.0) + t.share
+    total = _root_totals(trees)
+    part = _root_bytes(total, nbytes, collective)
     return [part[t.root] * t.share / total[t.root] for t in trees]
 
 
 def _tree_chunks(
-    trees: Sequence[Tree], per_root: Mapping[int, float], chunk_bytes: int, split: bool
+    trees: Sequence[Tree], nbytes: int, collective: str, chunk_bytes: int, split: bool
 ) -> list[int]:
     """Chunks each tree carries: its root's block split by shares, or each share rounded up.
 
-    ``split``: every root's ``ceil(per_root[root] / chunk_bytes)`` chunks (at least one per
-    tree) are divided among its trees by
+    ``split``: every root's ``ceil(part / chunk_bytes)`` chunks (its part of the vector:
+    :func:`_root_bytes`; at least one per tree) are divided among its trees by
     :func:`~supermesh.trees.schedule.weighted.split_block` (largest remainder), the rule of the
     schedule tables, so a table runs as simulated; a tree may then
     carry one chunk more than another. Otherwise every tree rounds its own share up (whole
     chunks each, more chunks in all).
     """
+    total = _root_totals(trees)
+    per_root = _root_bytes(total, nbytes, collective)
     if not split:
-        total = {r: sum(t.share for t in trees if t.root == r) for r in {t.root for t in trees}}
         return [chunk_count(per_root[t.root] * t.share / total[t.root], chunk_bytes) for t in trees]
     mine: dict[int, list[int]] = {}
     for i, t in enumerate(trees):
@@ -219,7 +224,7 @@ def packing_program(
     unit = params.packet_bytes if params.cut_through else params.chunk_bytes
     per_chunk = math.ceil(params.chunk_bytes / params.packet_bytes) if params.cut_through else 1
     unit_time = params.serialisation(unit) + params.hop_latency
-    counts = _tree_chunks(trees, _root_bytes(trees, nbytes, collective), params.chunk_bytes, split)
+    counts = _tree_chunks(trees, nbytes, collective, params.chunk_bytes, split)
     arc_index: dict[tuple[int, int, int], int] = {}
 
     equal = equalise and given is None

@@ -32,7 +32,14 @@ from supermesh.sim.program import Program
 from supermesh.trees.model import TreePacking
 from supermesh.trees.schedule import reverse_packing
 
-__all__ = ["LONG_SHARE", "OTHER_PACKINGS_UP_TO", "STREAMING", "faster", "other_packings"]
+__all__ = [
+    "LONG_SHARE",
+    "OTHER_PACKINGS_UP_TO",
+    "STREAMING",
+    "faster",
+    "fastest_try",
+    "other_packings",
+]
 
 OTHER_PACKINGS_UP_TO = 36
 """Ranks up to which :func:`other_packings` offers packings (each built in about a second there;
@@ -54,6 +61,7 @@ def other_packings(
     params: SimParams,
     memos: MutableMapping[str, MutableMapping[int, TreePacking]],
     time_limit: float = 60.0,
+    free_memo: MutableMapping[Any, Any] | None = None,
 ) -> list[TreePacking]:
     """Packings to try besides ``packing``, when its fastest run is short of the bound.
 
@@ -78,6 +86,9 @@ def other_packings(
         read and filled.
     time_limit : float
         Seconds for each new packing's part split and height proof.
+    free_memo : mutable mapping, optional
+        The run's free-share memo, so that an AllReduce's bound reuses its free-root LP
+        (:func:`~supermesh.sim.algorithms.throughput_bound_for`).
 
     Returns
     -------
@@ -98,6 +109,7 @@ def other_packings(
     """
     from supermesh.sim.algorithms import throughput_bound_for
     from supermesh.sim.link_costs import serial_capacity_network
+    from supermesh.sim.packing import tree_bytes
     from supermesh.topologies.model import compute_nodes
     from supermesh.trees.schedule.collective import reversible
     from supermesh.trees.throughput import memoised_packing
@@ -107,11 +119,11 @@ def other_packings(
     nbytes = program.meta.get("bytes")
     if not times or not isinstance(nbytes, int) or len(compute_nodes(G)) > OTHER_PACKINGS_UP_TO:
         return []
-    trees = packing.trees
-    share = nbytes / len({t.root for t in trees}) * min(t.share for t in trees)
+    share = min(tree_bytes(packing.trees, nbytes, collective))
     if share < LONG_SHARE * params.chunk_bytes:
         return []
-    bound = throughput_bound_for(serial_capacity_network(G, params), collective).value
+    net = serial_capacity_network(G, params)
+    bound = throughput_bound_for(net, collective, free_memo if net is G else None).value
     if not bound or min(times) <= STREAMING * nbytes / (bound * params.link_bandwidth()):
         return []
 
@@ -160,6 +172,18 @@ def _reversed(p: TreePacking, like: TreePacking, rule: str) -> TreePacking:
     return replace(reverse_packing(p), stats={**p.stats, **own, "rule": rule})
 
 
+def fastest_try(program: Program) -> float:
+    """The time of the fastest of a tuned program's tries (``meta["tried"]``; inf if none).
+
+    Examples
+    --------
+    >>> from supermesh.sim.program import Program
+    >>> fastest_try(Program(arcs=[], phases=[], meta={"tried": [{"time": 5.0}, {"time": 4.0}]}))
+    4.0
+    """
+    return min(t.get("time", math.inf) for t in program.meta.get("tried", [{}]))
+
+
 def faster(
     first: tuple[Program, SimParams], second: tuple[Program, SimParams]
 ) -> tuple[Program, SimParams]:
@@ -177,9 +201,6 @@ def faster(
     ([1, 2], True)
     """
 
-    def best(answer: tuple[Program, SimParams]) -> float:
-        return min(t.get("time", math.inf) for t in answer[0].meta.get("tried", [{}]))
-
-    winner = second if best(second) < best(first) else first
+    winner = second if fastest_try(second[0]) < fastest_try(first[0]) else first
     winner[0].meta["tried"] = [*first[0].meta.get("tried", []), *second[0].meta.get("tried", [])]
     return winner

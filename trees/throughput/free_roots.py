@@ -44,6 +44,7 @@ from ortools.linear_solver import pywraplp
 from supermesh.errors import SolverError, TopologyError
 from supermesh.topologies.model import compute_nodes
 from supermesh.trees.model import Tree, TreePacking, TreeSet
+from supermesh.trees.oriented import orient
 
 __all__ = ["FreeRoots", "free_root_packing"]
 
@@ -78,20 +79,6 @@ class FreeRoots:
     def status(self) -> str:
         """``optimal`` when the rate meets its bound, else ``feasible``."""
         return "optimal" if self.upper <= self.rate * (1 + 1e-7) else "feasible"
-
-
-def _height(root: int, arcs: list[tuple[int, int, int]], direction: str) -> int:
-    """Longest root-leaf path of a tree stored in ``direction``."""
-    kids: dict[int, list[int]] = {}
-    for u, v, _ in arcs:
-        parent, child = (u, v) if direction == "out" else (v, u)
-        kids.setdefault(parent, []).append(child)
-    depth, frontier = 0, [root]
-    while True:
-        frontier = [c for p in frontier for c in kids.get(p, [])]
-        if not frontier:
-            return depth
-        depth += 1
 
 
 def free_root_packing(
@@ -185,8 +172,9 @@ def free_root_packing(
     trees = []
     for (r, chosen), w in zip(columns, weights, strict=True):
         if w > _TOL * total:
-            mine = [arcs[a] for a in chosen]
-            trees.append(Tree(r, tuple(mine), _height(r, mine, direction), share=w / total))
+            mine = tuple(arcs[a] for a in chosen)
+            height = orient(Tree(r, mine, 0), direction).height
+            trees.append(Tree(r, mine, height, share=w / total))
     packing = TreePacking(
         topology=spec,
         direction=direction,
@@ -194,7 +182,6 @@ def free_root_packing(
         sets=(TreeSet(trees=tuple(trees)),),
         objective=max(t.height for t in trees),
         method="free-roots",
-        stats={"rate_links": rate, "upper_links": upper, "iterations": iterations},
     )
     return FreeRoots(packing, rate, upper, iterations)
 
