@@ -7,7 +7,7 @@ Run: ``python3 bench/bench_limit.py [--quick] [--targets 1,2,4,5] [--grids 4,5,8
    time of ``-a throughput``, of ``-a tacos`` and of the fastest other algorithm of the tool
    (``pipeline``, ``paper``, ``tto`` on the mesh's AllReduce, ``ring``, ``bidir-ring``,
    ``direct``, ``multitree``, ``teccl``), the cut bound ``throughput`` is held to (RS / AG: the
-   exact cut bound; AllReduce: :func:`throughput_bound_for`, the free-share rate on up to 36
+   exact cut bound; AllReduce: :func:`throughput_bound_for`, the free-share rate on up to 64
    chiplets, else ReduceScatter then AllGather, ``1 / (1 / rho_RS + 1 / rho_AG)``),
    ``ratio`` = throughput / bound, the chunk size ``throughput`` chose, and ``ok``: no slower
    than every other algorithm and, from 64 MiB, within 0.2% of the bound. The mesh's AllReduce
@@ -199,7 +199,7 @@ def packing_rows(quick: bool) -> None:
 
 
 CLI = "import sys; from supermesh.cli import main; sys.argv[0] = 'supermesh'; main()"
-"""The console script's body: ``python -m supermesh`` has no ``__main__``."""
+"""The console script's body (what ``supermesh`` and ``python -m supermesh`` run)."""
 
 
 def timed(args: list[str]) -> tuple[float, float, int, str]:

@@ -29,13 +29,13 @@ throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllG
            :func:`supermesh.sim.chunk_choice.tuned_program` tries (one chunk per tree, two, the
            one balancing fill and hop costs, the preset's; ``meta["chunk_bytes"]``). The
            default for ReduceScatter and AllGather on mesh, SMBi and SMAlter. AllReduce on up
-           to 36 chiplets also tries free root shares (reduce into, and broadcast from, the
+           to 64 chiplets also tries free root shares (reduce into, and broadcast from, the
            roots of a free-root packing in equal parts,
            :func:`supermesh.trees.schedule.free_share_packing`: 8/3 links a phase on the
            mesh where equal shares reach 32/15) and keeps the faster. Its ``lower_bound`` is
            the bound of the collective run that way (:func:`throughput_bound_for`: the exact
            cut bound; for AllReduce the free-share rate, or ``1 / (1 / rho_RS + 1 /
-           rho_AG)`` above 36 chiplets; not the rank connectivity the other algorithms are
+           rho_AG)`` above 64 chiplets; not the rank connectivity the other algorithms are
            held to)
 tacos      TACOS (Won et al., MICRO 2024): greedy link-chunk matching over a time-expanded
            network, AllGather as synthesised, ReduceScatter as its time reversal, AllReduce both
@@ -122,9 +122,9 @@ def throughput_bound_for(
     Examples
     --------
     >>> from supermesh.topologies import build
-    >>> b = throughput_bound_for(build("smbi:8x8"), "allreduce")  # 64 ranks: RS + AG
+    >>> b = throughput_bound_for(build("mesh:9x9"), "allreduce")  # 81 ranks: RS + AG
     >>> b.certificate["algbw_links"]
-    '128/63'
+    '81/80'
     >>> throughput_bound_for(build("mesh:4x4"), "allreduce").certificate["algbw_links"]
     '4/3'
     """
@@ -338,13 +338,11 @@ def _throughput_program(
         # the fewest equal parts that reach the bound; the chunk size is searched
         packing = throughput_packing(G, direction, time_limit=time_limit, memo=memos[direction])
         best = tuned_program(G, [packing], collective, nbytes, params)
-        free_memo = cache.setdefault(("free-share", spec), {})
-        others = other_packings(
-            G, packing, best[0], collective, params, memos, time_limit, free_memo
-        )
+        others = other_packings(G, packing, best[0], collective, params, memos, time_limit)
         if others:
             best = faster(best, tuned_program(G, others, collective, nbytes, params))
         if collective == "allreduce":
+            free_memo = cache.setdefault(("free-share", spec), {})
             best = _free_share(G, nbytes, params, best, free_memo, time_limit)
         return best
     if isinstance(trees, TreePacking):

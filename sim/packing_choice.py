@@ -61,15 +61,15 @@ def other_packings(
     params: SimParams,
     memos: MutableMapping[str, MutableMapping[int, TreePacking]],
     time_limit: float = 60.0,
-    free_memo: MutableMapping[Any, Any] | None = None,
 ) -> list[TreePacking]:
     """Packings to try besides ``packing``, when its fastest run is short of the bound.
 
-    Empty when the best of ``program``'s tries is within :data:`STREAMING` of the cut bound,
-    on more than :data:`OTHER_PACKINGS_UP_TO` ranks, or where a tree's share is fewer than
-    :data:`LONG_SHARE` chunks. Otherwise twice the parts, if they
-    reach the same rate, and the other direction's fewest-parts packing reversed, if the
-    topology is symmetric (see the module docstring).
+    Empty when the best of ``program``'s tries is within :data:`STREAMING` of the packing's
+    own bound (an AllReduce's: ReduceScatter then AllGather, which its equal-root trees run,
+    not the free-share rate they cannot reach), on more than :data:`OTHER_PACKINGS_UP_TO`
+    ranks, or where a tree's share is fewer than :data:`LONG_SHARE` chunks. Otherwise twice
+    the parts, if they reach the same rate, and the other direction's fewest-parts packing
+    reversed, if the topology is symmetric (see the module docstring).
 
     Parameters
     ----------
@@ -86,9 +86,6 @@ def other_packings(
         read and filled.
     time_limit : float
         Seconds for each new packing's part split and height proof.
-    free_memo : mutable mapping, optional
-        The run's free-share memo, so that an AllReduce's bound reuses its free-root LP
-        (:func:`~supermesh.sim.algorithms.throughput_bound_for`).
 
     Returns
     -------
@@ -107,10 +104,10 @@ def other_packings(
     >>> [len(q.trees) for q in other_packings(G, p, prog, "allgather", paper, {})]
     [128, 64, 128]
     """
-    from supermesh.sim.algorithms import throughput_bound_for
     from supermesh.sim.link_costs import serial_capacity_network
     from supermesh.sim.packing import tree_bytes
     from supermesh.topologies.model import compute_nodes
+    from supermesh.trees.bounds.throughput import throughput_bound
     from supermesh.trees.schedule.collective import reversible
     from supermesh.trees.throughput import memoised_packing
 
@@ -123,7 +120,7 @@ def other_packings(
     if share < LONG_SHARE * params.chunk_bytes:
         return []
     net = serial_capacity_network(G, params)
-    bound = throughput_bound_for(net, collective, free_memo if net is G else None).value
+    bound = float(throughput_bound(net, collective).value)
     if not bound or min(times) <= STREAMING * nbytes / (bound * params.link_bandwidth()):
         return []
 

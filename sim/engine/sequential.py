@@ -89,6 +89,7 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int, *, probe: int | None = None)
     avail = [float(run.avail[a]) for a in arcs]
     starts: list[list[float]] = []
     finishes: list[list[float]] = []
+    finish_rows: list[np.ndarray] = []  # the same as arrays, each converted once for _repeat
     period = delta = 0.0
     for c in range(common):
         if probe is not None and c >= probe:
@@ -110,7 +111,8 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int, *, probe: int | None = None)
             fi[k] = t + dur[k]
         starts.append(st)
         finishes.append(fi)
-        found = _repeat(finishes, c)
+        finish_rows.append(np.asarray(fi))
+        found = _repeat(finish_rows, c)
         if found:
             period = found
             delta = finishes[c][0] - finishes[c - found][0]
@@ -207,13 +209,13 @@ def _block_order(deps: list[list[int]], prev_same: list[int]) -> list[int] | Non
     return topo if len(topo) == m else None
 
 
-def _repeat(finishes: list[list[float]], c: int, max_period: int = 4) -> int:
+def _repeat(finishes: list[np.ndarray], c: int, max_period: int = 4) -> int:
     """The period ``q`` if chunk ``c`` is chunk ``c - q`` shifted by one constant, else 0."""
-    now = np.asarray(finishes[c])
+    now = finishes[c]
     for q in range(1, max_period + 1):
         if c - q < 1:  # chunk 0 is not homogeneous (phase start, arc free times)
             break
-        diff = now - np.asarray(finishes[c - q])
+        diff = now - finishes[c - q]
         if diff.max() - diff.min() <= 1e-9 * max(1.0, float(abs(now).max())):
             return q
     return 0

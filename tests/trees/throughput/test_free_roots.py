@@ -36,7 +36,7 @@ def _check_packing(G: nx.MultiDiGraph, found, direction: str) -> None:
     assert sum(t.share for t in found.packing.trees) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("spec", ["mesh:4x4", "mesh:5x5"])
+@pytest.mark.parametrize("spec", ["mesh:4x4", "mesh:5x5", "mesh:8x8"])
 @pytest.mark.parametrize("direction", ["out", "in"])
 def test_mesh_rate_is_four_corners(spec: str, direction: str) -> None:
     # Frank: the four corners (2 arcs in each) form a subpartition, 8 / (4 - 1) links at most
