@@ -66,13 +66,14 @@ topology, direction and part count).
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import MutableMapping
 from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import SpecError
+from supermesh.errors import ResourceError, SpecError
 from supermesh.sim.baselines.dispatch import BASELINES, baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
@@ -310,9 +311,15 @@ def _throughput_program(
     :func:`~supermesh.sim.chunk_choice.tuned_program` tries."""
     from supermesh.sim.chunk_choice import tuned_program
     from supermesh.sim.packing import check_packing_memory, packing_program
-    from supermesh.sim.packing_choice import faster, other_packings
+    from supermesh.sim.packing_choice import (
+        OTHER_PACKINGS_UP_TO,
+        faster,
+        other_packings,
+        packet_parts,
+    )
     from supermesh.topologies.model import compute_nodes
     from supermesh.trees.schedule.collective import natural_direction, throughput_packing
+    from supermesh.trees.throughput import memoised_packing
 
     if collective not in ("reducescatter", "allgather", "allreduce"):
         raise SpecError(
@@ -338,6 +345,17 @@ def _throughput_program(
         # the fewest equal parts that reach the bound; the chunk size is searched
         packing = throughput_packing(G, direction, time_limit=time_limit, memo=memos[direction])
         best = tuned_program(G, [packing], collective, nbytes, params)
+        parts = (
+            packet_parts(packing, ranks, nbytes, params) if ranks <= OTHER_PACKINGS_UP_TO else None
+        )
+        if parts is not None:  # a latency-bound size: shares that fill whole packets
+            fewer = memoised_packing(
+                G, memos[direction], direction=direction, parts=parts, time_limit=time_limit
+            )
+            if fewer.sets and fewer.stats.get("algbw_links") == packing.stats.get("algbw_links"):
+                fewer.stats["rule"] = f"throughput, {parts} parts (whole packets at this size)"
+                with contextlib.suppress(ResourceError):  # more trees than memory: not a try
+                    best = faster(best, tuned_program(G, [fewer], collective, nbytes, params))
         others = other_packings(G, packing, best[0], collective, params, memos, time_limit)
         if others:
             best = faster(best, tuned_program(G, others, collective, nbytes, params))

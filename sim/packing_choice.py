@@ -14,6 +14,12 @@ search there:
   schedule can stream where the out-trees' does not (SMAlter 5x5, AllGather 16 MiB, paper
   preset: 1.112 -> 1.035 of the bound).
 
+Where a tree's share is only a few chunks the run is latency-bound and the part count itself is
+the lever: every tree's share is sent as whole packets, so a share just over a packet pays for
+two. :func:`packet_parts` names the part count whose shares fill their packets best
+(SMBi 5x5, AllGather 1 MiB, paper preset: the fewest parts, 8, give 5,243-byte shares of 2
+packets each and run at 1.69 of the bound; 6 parts, 1.31).
+
 Each is built once and kept in the caller's per-direction memo; the caller simulates them with
 the first packing and keeps the fastest.
 """
@@ -39,6 +45,7 @@ __all__ = [
     "faster",
     "fastest_try",
     "other_packings",
+    "packet_parts",
 ]
 
 OTHER_PACKINGS_UP_TO = 36
@@ -149,6 +156,71 @@ def other_packings(
             rule = f"throughput, the {direction}-tree packing of {parts_text} reversed"
             out.append(_reversed(p, packing, f"{rule} (the fewest did not stream)"))
     return out
+
+
+PART_COUNTS = (1, 2, 3, 4, 6, 8, 12, 16)
+"""The part counts :func:`packet_parts` weighs."""
+
+
+def packet_parts(packing: TreePacking, ranks: int, nbytes: int, params: SimParams) -> int | None:
+    """A part count that suits a latency-bound size better than ``packing``'s, or None.
+
+    Only where a tree's share is fewer than :data:`LONG_SHARE` chunks, so that each tree sends
+    its share as one chunk and the run is a list schedule of one round. ``K`` parts put ``L_K``
+    shares on the busiest link (``packing``'s ``max_load`` for its own count, ``ceil(K n /
+    rho)`` for another), each as long as its whole packets
+    (:meth:`~supermesh.sim.presets.SimParams.serialisation`) and a hop; a list schedule takes
+    ``L_K`` rounds at best and about ``L_K + 2`` in practice (SMBi 5x5, 1 MiB, paper preset: 26,
+    38 and 49 rounds for 4, 6 and 8 parts, the simulated times to the cycle). A count of
+    :data:`PART_COUNTS` is proposed only if its usual time beats ``packing``'s best (each
+    proposal costs a part split and a simulation); the least such estimate wins.
+
+    Parameters
+    ----------
+    packing : TreePacking
+        The fewest-parts equal-part packing (``stats["parts"]`` with ``parts`` and
+        ``max_load``; ``stats["algbw_links"]`` its rate).
+    ranks : int
+    nbytes : int
+        The collective's size (each rank's shard ``nbytes / ranks`` is split into parts).
+    params : SimParams
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> from supermesh.sim.presets import get_preset
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.throughput.pack import pack_throughput
+    >>> p = pack_throughput(build("smbi:5x5"), parts="auto")
+    >>> p.stats["parts"]["parts"], packet_parts(p, 25, 1 << 20, get_preset("paper"))
+    (8, 6)
+    >>> packet_parts(p, 25, 512 << 20, get_preset("paper")) is None  # not latency-bound
+    True
+    """
+    from fractions import Fraction
+
+    info = packing.stats.get("parts")
+    rate = packing.stats.get("algbw_links")
+    if not isinstance(info, dict) or not isinstance(rate, str) or ranks < 1:
+        return None
+    own, load = info.get("parts"), info.get("max_load")
+    if not isinstance(own, int) or load is None:
+        return None
+    if nbytes / (ranks * own) >= LONG_SHARE * params.chunk_bytes:
+        return None
+    rho = Fraction(rate)
+    hop = params.hop_latency + params.link_release
+
+    def estimate(k: int, rounds: int) -> float:
+        return rounds * (params.serialisation(math.ceil(nbytes / (ranks * k))) + hop)
+
+    best_own = estimate(own, math.ceil(Fraction(load)))
+    usual = {k: estimate(k, math.ceil(k * ranks / rho) + 2) for k in PART_COUNTS if k != own}
+    best = min(usual, key=lambda k: (usual[k], k))
+    return best if usual[best] < best_own else None
 
 
 def _parts(p: TreePacking) -> int | None:
