@@ -53,11 +53,14 @@ OTHER_PACKINGS_UP_TO = 36
 at 8x8 twice the parts take 7 s and do not reach the bound on SMBi or SMAlter)."""
 STREAMING = 1.002
 """A run within this factor of the cut bound streams: no other packing is tried."""
-LONG_SHARE = 16
-"""Other packings are tried only where a tree's share is at least this many chunks: below, the
+LONG_SHARE = 4
+"""Other packings are tried only where a tree's share is at least this many chunks; below, the
 run is mostly latency (fill and hop costs), which the packing changes little (SMAlter 5x5
-AllGather 4 MiB: every packing at 1.12 of the bound in the paper preset), and the new packings'
-part splits (about a second of CP-SAT each) would be most of the call."""
+AllGather 4 MiB, 3.4 chunks a tree: every packing at 1.12 of the bound in the paper preset), and
+:func:`packet_parts` weighs the part count instead. At 16 MiB (7-14 chunks a tree on 5x5) they
+pay: SMAlter 5x5 AllGather 235,810 -> 221,481 ns (paper) and ReduceScatter 460,456 -> 447,522
+cycles (booksim), SMBi 5x5 ReduceScatter 342,642 -> 337,186 and AllReduce 685,260 -> 674,342
+cycles (booksim), each then faster than TACOS, for seconds of CP-SAT part splits a call."""
 
 
 def other_packings(
