@@ -383,10 +383,18 @@ def _free_share(
     seconds)."""
     from supermesh.sim.chunk_choice import tuned_program
     from supermesh.sim.packing_choice import STREAMING, faster, fastest_try
-    from supermesh.trees.schedule import FREE_SHARE_MULTIPLES, free_share_packing, free_share_rate
+    from supermesh.trees.schedule import (
+        FREE_SHARE_MULTIPLES,
+        free_share_packing,
+        free_share_rate,
+        whole_tree_packing,
+    )
 
     found = free_share_rate(G, memo, time_limit=time_limit)
-    if found is None:
+    if found is None:  # no rate to gain: a few whole trees may still stream better
+        whole = whole_tree_packing(G, memo, time_limit=min(time_limit, 10.0))
+        if whole is not None:
+            best = faster(best, tuned_program(G, [whole], "allreduce", nbytes, params))
         return best
     enough = STREAMING * 2 * nbytes / (found.upper * params.link_bandwidth())
     before = math.inf

@@ -13,7 +13,8 @@
   schedule, which the simulator runs too) over the flat arrays of
   :mod:`~supermesh.trees.schedule.forest`.
 - :mod:`~supermesh.trees.schedule.free_share`: :func:`free_share_packing`, an AllReduce whose
-  parts float (the free-root rate, in equal parts).
+  parts float (the free-root rate, in equal parts), and :func:`whole_tree_packing`, a few whole
+  trees where floating parts gain no rate.
 - :mod:`~supermesh.trees.schedule.routes`: :func:`route_schedule`, the tables of an AllToAll
   (point-to-point routes with a per-link order).
 - :mod:`~supermesh.trees.schedule.size`: bytes per chiplet in a stated compact encoding.
@@ -53,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "FREE_SHARE_MULTIPLES": "supermesh.trees.schedule.free_share",
     "free_share_packing": "supermesh.trees.schedule.free_share",
     "free_share_rate": "supermesh.trees.schedule.free_share",
+    "whole_tree_packing": "supermesh.trees.schedule.free_share",
     "reverse_tree": "supermesh.trees.schedule.phases",
     "FIFO_ROUNDS": "supermesh.trees.schedule.fifo",
     "Job": "supermesh.trees.schedule.fifo",

@@ -7,7 +7,7 @@ from collections import Counter
 import networkx as nx
 
 from supermesh.topologies import build
-from supermesh.trees.schedule import free_share_packing, free_share_rate
+from supermesh.trees.schedule import free_share_packing, free_share_rate, whole_tree_packing
 
 
 def test_mesh_packing_is_eight_equal_parts_on_three_copies() -> None:
@@ -36,3 +36,19 @@ def test_no_free_share_where_equal_parts_are_best() -> None:
 def test_no_free_share_on_one_way_or_routed_topologies() -> None:
     assert free_share_rate(build("smuni:4x4")) is None
     assert free_share_rate(build("cmesh:4x4")) is None
+
+
+def test_whole_trees_where_free_shares_gain_nothing() -> None:
+    # SMAlter 4x4: rho = 64/15 links, so 4 arc-disjoint spanning trees (Frank, free roots)
+    G = build("smalter:4x4")
+    p = whole_tree_packing(G)
+    assert p is not None
+    assert len(p.trees) == 4
+    assert {t.share for t in p.trees} == {1 / 4}
+    used = [a for t in p.trees for a in t.arcs]
+    assert len(used) == len(set(used)) == 4 * 15  # arc-disjoint, 15 arcs each
+    for t in p.trees:
+        D = nx.DiGraph([(u, v) for u, v, _ in t.arcs])
+        assert set(nx.descendants(D, t.root)) == set(G.nodes) - {t.root}
+    assert whole_tree_packing(build("mesh:4x4")) is None  # free shares gain rate there
+    assert whole_tree_packing(build("smuni:4x4")) is None  # one-way links: no reduce back
