@@ -67,7 +67,6 @@ topology, direction and part count).
 from __future__ import annotations
 
 import contextlib
-import math
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -314,6 +313,7 @@ def _throughput_program(
     from supermesh.sim.packing_choice import (
         OTHER_PACKINGS_UP_TO,
         faster,
+        free_share_choice,
         other_packings,
         packet_parts,
     )
@@ -361,51 +361,9 @@ def _throughput_program(
             best = faster(best, tuned_program(G, others, collective, nbytes, params))
         if collective == "allreduce":
             free_memo = cache.setdefault(("free-share", spec), {})
-            best = _free_share(G, nbytes, params, best, free_memo, time_limit)
+            best = free_share_choice(G, nbytes, params, best, free_memo, time_limit)
         return best
     if isinstance(trees, TreePacking):
         return packing_program(G, trees, collective, nbytes, params), params
     flat = [t for s in trees for t in s.trees]
     return packing_program(G, flat, collective, nbytes, params, direction="out"), params
-
-
-def _free_share(
-    G: nx.MultiDiGraph,
-    nbytes: int,
-    params: SimParams,
-    best: tuple[Program, SimParams],
-    memo: MutableMapping[Any, Any],
-    time_limit: float,
-) -> tuple[Program, SimParams]:
-    """``best``, or a free-share AllReduce that runs faster: parts of the vector that float
-    may beat equal parts (the mesh's corners). The multiples are tried in turn until one runs
-    within 0.2% of the free-share bound or slower than the one before (each takes CP-SAT
-    seconds)."""
-    from supermesh.sim.chunk_choice import tuned_program
-    from supermesh.sim.packing_choice import STREAMING, faster, fastest_try
-    from supermesh.trees.schedule import (
-        FREE_SHARE_MULTIPLES,
-        free_share_packing,
-        free_share_rate,
-        whole_tree_packing,
-    )
-
-    found = free_share_rate(G, memo, time_limit=time_limit)
-    if found is None:  # no rate to gain: a few whole trees may still stream better
-        whole = whole_tree_packing(G, memo, time_limit=min(time_limit, 10.0))
-        if whole is not None:
-            best = faster(best, tuned_program(G, [whole], "allreduce", nbytes, params))
-        return best
-    enough = STREAMING * 2 * nbytes / (found.upper * params.link_bandwidth())
-    before = math.inf
-    for m in FREE_SHARE_MULTIPLES:
-        p = free_share_packing(G, m, memo, time_limit=min(time_limit, 10.0))
-        if p is None:
-            break
-        mine = tuned_program(G, [p], "allreduce", nbytes, params)
-        now = fastest_try(mine[0])
-        best = faster(best, mine)
-        if now <= enough or now >= before:
-            break  # near the bound, or more parts stream worse (SMAlter 5x5: 1.01, then 2.8)
-        before = now
-    return best

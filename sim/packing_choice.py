@@ -44,6 +44,7 @@ __all__ = [
     "STREAMING",
     "faster",
     "fastest_try",
+    "free_share_choice",
     "other_packings",
     "packet_parts",
 ]
@@ -276,3 +277,81 @@ def faster(
     winner = second if fastest_try(second[0]) < fastest_try(first[0]) else first
     winner[0].meta["tried"] = [*first[0].meta.get("tried", []), *second[0].meta.get("tried", [])]
     return winner
+
+
+def free_share_choice(
+    G: nx.MultiDiGraph,
+    nbytes: int,
+    params: SimParams,
+    best: tuple[Program, SimParams],
+    memo: MutableMapping[Any, Any],
+    time_limit: float = 60.0,
+) -> tuple[Program, SimParams]:
+    """``best``, or a free-root AllReduce that runs faster.
+
+    Parts of the vector that float may beat equal parts (the mesh's corners):
+    :func:`~supermesh.trees.schedule.free_share_packing`'s multiples are tried in turn until
+    one runs within :data:`STREAMING` of the free-share bound or slower than the one before
+    (each takes CP-SAT seconds). Where floating parts gain no rate,
+    :func:`~supermesh.trees.schedule.whole_tree_packing`'s few whole trees are tried instead.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    nbytes : int
+        The AllReduce's size.
+    params : SimParams
+    best : (Program, SimParams)
+        The fastest run so far (:func:`~supermesh.sim.chunk_choice.tuned_program`).
+    memo : mutable mapping
+        The free-share memo of ``G``, read and filled.
+    time_limit : float
+        Seconds for the free-root LP (CP-SAT gets at most 10).
+
+    Returns
+    -------
+    (Program, SimParams)
+        The fastest, ``meta["tried"]`` listing every try.
+
+    Examples
+    --------
+    >>> from supermesh.sim.chunk_choice import tuned_program
+    >>> from supermesh.sim.presets import get_preset
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.throughput.pack import pack_throughput
+    >>> G, paper = build("mesh:4x4"), get_preset("paper")
+    >>> first = tuned_program(G, [pack_throughput(G, parts="auto")], "allreduce", 64 << 20, paper)
+    >>> before = fastest_try(first[0])
+    >>> prog, _ = free_share_choice(G, 64 << 20, paper, first, {})
+    >>> [t["rule"] for t in prog.meta["tried"] if t["rule"].startswith("free")][:1]
+    ['free-roots x1']
+    >>> fastest_try(prog) < 0.85 * before  # the corners' 8/3 links against 32/15
+    True
+    """
+    from supermesh.sim.chunk_choice import tuned_program
+    from supermesh.trees.schedule import (
+        FREE_SHARE_MULTIPLES,
+        free_share_packing,
+        free_share_rate,
+        whole_tree_packing,
+    )
+
+    found = free_share_rate(G, memo, time_limit=time_limit)
+    if found is None:  # no rate to gain: a few whole trees may still stream better
+        whole = whole_tree_packing(G, memo, time_limit=min(time_limit, 10.0))
+        if whole is not None:
+            best = faster(best, tuned_program(G, [whole], "allreduce", nbytes, params))
+        return best
+    enough = STREAMING * 2 * nbytes / (found.upper * params.link_bandwidth())
+    before = math.inf
+    for m in FREE_SHARE_MULTIPLES:
+        p = free_share_packing(G, m, memo, time_limit=min(time_limit, 10.0))
+        if p is None:
+            break
+        mine = tuned_program(G, [p], "allreduce", nbytes, params)
+        now = fastest_try(mine[0])
+        best = faster(best, mine)
+        if now <= enough or now >= before:
+            break  # near the bound, or more parts stream worse (SMAlter 5x5: 1.01, then 2.8)
+        before = now
+    return best
