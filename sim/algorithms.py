@@ -23,7 +23,9 @@ throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllG
            (:func:`supermesh.trees.schedule.collective.throughput_packing`, the fewest equal
            parts reaching the bound; on a small grid where those run short of it, also twice
            the parts and the other direction's packing reversed,
-           :func:`supermesh.sim.packing_choice.other_packings`), simulated by
+           :func:`supermesh.sim.packing_choice.other_packings`; where a tree's share is a
+           few chunks, the part count whose shares fill whole packets,
+           :func:`supermesh.sim.packing_choice.packet_parts`), simulated by
            :func:`supermesh.sim.packing.packing_program` (each link's FIFO order from a list
            schedule) at the fastest of the chunk sizes
            :func:`supermesh.sim.chunk_choice.tuned_program` tries (one chunk per tree, two, the
@@ -32,7 +34,9 @@ throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllG
            to 64 chiplets also tries free root shares (reduce into, and broadcast from, the
            roots of a free-root packing in equal parts,
            :func:`supermesh.trees.schedule.free_share_packing`: 8/3 links a phase on the
-           mesh where equal shares reach 32/15) and keeps the faster. Its ``lower_bound`` is
+           mesh where equal shares reach 32/15; where they gain no rate, ``floor(rho)``
+           whole trees, :func:`supermesh.trees.schedule.whole_tree_packing`) and keeps the
+           faster. Its ``lower_bound`` is
            the bound of the collective run that way (:func:`throughput_bound_for`: the exact
            cut bound; for AllReduce the free-share rate, or ``1 / (1 / rho_RS + 1 /
            rho_AG)`` above 64 chiplets; not the rank connectivity the other algorithms are
