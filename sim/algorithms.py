@@ -22,10 +22,9 @@ throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllG
            at once at the exact cut-bound rate
            (:func:`supermesh.trees.schedule.collective.throughput_packing`, the fewest equal
            parts reaching the bound; on a small grid where those run short of it, also twice
-           the parts and the other direction's packing reversed,
-           :func:`supermesh.sim.packing_choice.other_packings`; where a tree's share is a
-           few chunks, the part count whose shares fill whole packets,
-           :func:`supermesh.sim.packing_choice.packet_parts`), simulated by
+           the parts and the other direction's packing reversed, and where a tree's share is a
+           few chunks the part count whose shares fill whole packets,
+           :func:`supermesh.sim.packing_choice.other_packings`), simulated by
            :func:`supermesh.sim.packing.packing_program` (each link's FIFO order from a list
            schedule) at the fastest of the chunk sizes
            :func:`supermesh.sim.chunk_choice.tuned_program` tries (one chunk per tree, two, the
@@ -314,16 +313,9 @@ def _throughput_program(
     :func:`~supermesh.sim.chunk_choice.tuned_program` tries."""
     from supermesh.sim.chunk_choice import tuned_program
     from supermesh.sim.packing import check_packing_memory, packing_program
-    from supermesh.sim.packing_choice import (
-        OTHER_PACKINGS_UP_TO,
-        faster,
-        free_share_choice,
-        other_packings,
-        packet_parts,
-    )
+    from supermesh.sim.packing_choice import faster, free_share_choice, other_packings
     from supermesh.topologies.model import compute_nodes
     from supermesh.trees.schedule.collective import natural_direction, throughput_packing
-    from supermesh.trees.throughput import memoised_packing
 
     if collective not in ("reducescatter", "allgather", "allreduce"):
         raise SpecError(
@@ -349,20 +341,10 @@ def _throughput_program(
         # the fewest equal parts that reach the bound; the chunk size is searched
         packing = throughput_packing(G, direction, time_limit=time_limit, memo=memos[direction])
         best = tuned_program(G, [packing], collective, nbytes, params)
-        parts = (
-            packet_parts(packing, ranks, nbytes, params) if ranks <= OTHER_PACKINGS_UP_TO else None
-        )
-        if parts is not None:  # a latency-bound size: shares that fill whole packets
-            fewer = memoised_packing(
-                G, memos[direction], direction=direction, parts=parts, time_limit=time_limit
-            )
-            if fewer.sets and fewer.stats.get("algbw_links") == packing.stats.get("algbw_links"):
-                fewer.stats["rule"] = f"throughput, {parts} parts (whole packets at this size)"
-                with contextlib.suppress(ResourceError):  # more trees than memory: not a try
-                    best = faster(best, tuned_program(G, [fewer], collective, nbytes, params))
         others = other_packings(G, packing, best[0], collective, params, memos, time_limit)
         if others:
-            best = faster(best, tuned_program(G, others, collective, nbytes, params))
+            with contextlib.suppress(ResourceError):  # more trees than memory: not a try
+                best = faster(best, tuned_program(G, others, collective, nbytes, params))
         if collective == "allreduce":
             free_memo = cache.setdefault(("free-share", spec), {})
             best = free_share_choice(G, nbytes, params, best, free_memo, time_limit)

@@ -75,12 +75,14 @@ def other_packings(
 ) -> list[TreePacking]:
     """Packings to try besides ``packing``, when its fastest run is short of the bound.
 
-    Empty when the best of ``program``'s tries is within :data:`STREAMING` of the packing's
-    own bound (an AllReduce's: ReduceScatter then AllGather, which its equal-root trees run,
-    not the free-share rate they cannot reach), on more than :data:`OTHER_PACKINGS_UP_TO`
-    ranks, or where a tree's share is fewer than :data:`LONG_SHARE` chunks. Otherwise twice
-    the parts, if they reach the same rate, and the other direction's fewest-parts packing
-    reversed, if the topology is symmetric (see the module docstring).
+    Empty on more than :data:`OTHER_PACKINGS_UP_TO` ranks. Where a tree's share is fewer than
+    :data:`LONG_SHARE` chunks (latency-bound), the packing of :func:`packet_parts`'s part
+    count, if it proposes one. Otherwise empty when the best of ``program``'s tries is within
+    :data:`STREAMING` of the packing's own bound (an AllReduce's: ReduceScatter then
+    AllGather, which its equal-root trees run, not the free-share rate they cannot reach),
+    else twice the parts and the other direction's fewest-parts packing reversed, if the
+    topology is symmetric (see the module docstring). Only packings at ``packing``'s rate are
+    returned.
 
     Parameters
     ----------
@@ -125,14 +127,8 @@ def other_packings(
     count = _parts(packing)
     times = [t["time"] for t in program.meta.get("tried", []) if t.get("time")]
     nbytes = program.meta.get("bytes")
-    if not times or not isinstance(nbytes, int) or len(compute_nodes(G)) > OTHER_PACKINGS_UP_TO:
-        return []
-    share = min(tree_bytes(packing.trees, nbytes, collective))
-    if share < LONG_SHARE * params.chunk_bytes:
-        return []
-    net = serial_capacity_network(G, params)
-    bound = float(throughput_bound(net, collective).value)
-    if not bound or min(times) <= STREAMING * nbytes / (bound * params.link_bandwidth()):
+    ranks = len(compute_nodes(G))
+    if not times or not isinstance(nbytes, int) or ranks > OTHER_PACKINGS_UP_TO:
         return []
 
     def built(direction: str, parts: int | str) -> TreePacking:
@@ -141,12 +137,25 @@ def other_packings(
 
     rate = packing.stats.get("algbw_links")
     own, other = packing.direction, "in" if packing.direction == "out" else "out"
-    wanted: list[tuple[str, int | str]] = [(own, 2 * count)] if isinstance(count, int) else []
-    if reversible(G):
-        wanted.append((other, "auto"))
-        other_count = _parts(built(other, "auto"))
-        if other_count is not None:
-            wanted.append((other, 2 * other_count))
+    wanted: list[tuple[str, int | str]] = []
+    share = min(tree_bytes(packing.trees, nbytes, collective))
+    if share < LONG_SHARE * params.chunk_bytes:
+        # latency-bound: not the packing but its part count, whose shares fill whole packets
+        fits = packet_parts(packing, ranks, nbytes, params)
+        wanted = [(own, fits)] if fits is not None else []
+        why = "whole packets at this size"
+    else:
+        net = serial_capacity_network(G, params)
+        bound = float(throughput_bound(net, collective).value)
+        if not bound or min(times) <= STREAMING * nbytes / (bound * params.link_bandwidth()):
+            return []
+        why = "the fewest did not stream"
+        wanted = [(own, 2 * count)] if isinstance(count, int) else []
+        if reversible(G):
+            wanted.append((other, "auto"))
+            other_count = _parts(built(other, "auto"))
+            if other_count is not None:
+                wanted.append((other, 2 * other_count))
     out: list[TreePacking] = []
     for direction, parts in wanted:
         p = built(direction, parts)
@@ -154,11 +163,11 @@ def other_packings(
             continue  # twice the parts may fall below the bound's rate: not a candidate
         parts_text = "the fewest parts" if parts == "auto" else f"{parts} parts"
         if direction == own:
-            p.stats["rule"] = f"throughput, {parts_text} (the fewest did not stream)"
+            p.stats["rule"] = f"throughput, {parts_text} ({why})"
             out.append(p)
         else:
             rule = f"throughput, the {direction}-tree packing of {parts_text} reversed"
-            out.append(_reversed(p, packing, f"{rule} (the fewest did not stream)"))
+            out.append(_reversed(p, packing, f"{rule} ({why})"))
     return out
 
 

@@ -118,7 +118,7 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int, *, probe: int | None = None)
             delta = finishes[c][0] - finishes[c - found][0]
             break
     S = np.asarray(starts).T  # blocks x computed chunks
-    F = np.asarray(finishes).T
+    F = np.array(finish_rows).T  # the rows _repeat already holds as arrays
     done = S.shape[1]
     q = int(period)
 

@@ -72,6 +72,19 @@ def free_share_rate(
     its reverse (the reduce runs the same trees backwards), or when the free rate does not
     exceed the equal-part rate ``rho`` (SMAlter 4x4: both ``64/15``).
 
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    memo : mutable mapping, optional
+        Filled with the answer (``"rate"``) and, where ``G`` is eligible, ``rho`` (``"rho"``,
+        exact), which :func:`whole_tree_packing` reads.
+    time_limit : float
+        Seconds of the free-root LP.
+
+    Returns
+    -------
+    FreeRoots or None
+
     Examples
     --------
     >>> from supermesh.topologies import build
@@ -87,7 +100,8 @@ def free_share_rate(
     answer = None
     if len(ranks) == G.number_of_nodes() and len(ranks) <= FREE_SHARE_RANKS and reversible(G):
         found = free_root_packing(G, time_limit=time_limit)
-        if found.rate > float(throughput_bound(G, "allgather").value) * (1 + 1e-6):
+        memo["rho"] = throughput_bound(G, "allgather").value  # the equal-part rate, eligible
+        if found.rate > float(memo["rho"]) * (1 + 1e-6):
             answer = found
     memo["rate"] = answer
     return answer
@@ -179,10 +193,9 @@ def whole_tree_packing(
     memo = {} if memo is None else memo
     if "whole" not in memo:
         memo["whole"] = None
-        ranks = compute_nodes(G)
-        eligible = len(ranks) == G.number_of_nodes() and len(ranks) <= FREE_SHARE_RANKS
-        if eligible and reversible(G) and free_share_rate(G, memo) is None:
-            k = int(throughput_bound(G, "allgather").value)
+        # free_share_rate leaves the equal-part rate only where G is eligible
+        if free_share_rate(G, memo) is None and "rho" in memo:
+            k = int(memo["rho"])
             if k >= 1:
                 p = _equal_parts(G, Fraction(k), 1, time_limit)
                 if p is not None:
