@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,12 +35,16 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int, *, probe: int | None = None)
     For groups whose blocks share links with chunk counts alike. Chunk ``c``'s times are a
     max-plus function of chunk ``c - 1``'s (each link's first transfer of a chunk waits for its
     last of the previous chunk; nothing else crosses chunks), homogeneous from chunk 1 on (every
-    transfer then has a FIFO predecessor, so the phase start no longer binds). Hence once chunk
-    ``c`` equals chunk ``c - q`` plus one constant ``delta`` for every transfer, every later
-    chunk repeats with period ``q`` and step ``delta`` exactly (what a throughput schedule
-    reaches after its pipeline fills). That holds while every block is still sending, up to the
-    smallest count; the chunks some blocks have beyond it (a root's block split unevenly among
-    its trees) are then computed one by one.
+    transfer then has a FIFO predecessor, so the phase start no longer binds). Once every block
+    ``k`` has a step ``delta[k]`` over ``q`` chunks such that no transfer waits for one whose
+    step is larger, and each waits (at the latest ``q`` chunks) for one whose step is its own,
+    every later chunk repeats with period ``q`` and those steps exactly: by induction, the
+    same predecessor binds ``q`` chunks on, moved by the same step (see :func:`_steady`). One
+    step for every block is what a throughput schedule of equal shares reaches after its
+    pipeline fills; free shares (unequal chunk sizes on disjoint links) reach one step per
+    tree, and would never repeat with one constant. That holds while every block is still
+    sending, up to the smallest count; the chunks some blocks have beyond it (a root's block
+    split unevenly among its trees) are then computed one by one.
 
     Parameters
     ----------
@@ -87,10 +92,12 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int, *, probe: int | None = None)
     delay = p.delay[lo:hi].tolist()
     rel, t0 = run.rel, run.t0
     avail = [float(run.avail[a]) for a in arcs]
-    starts: list[list[float]] = []
     finishes: list[list[float]] = []
-    finish_rows: list[np.ndarray] = []  # the same as arrays, each converted once for _repeat
-    period = delta = 0.0
+    finish_rows: list[np.ndarray] = []  # the same as arrays, each converted once for _steady
+    start_rows: list[np.ndarray] = []
+    waits = _Waits.of(deps, prev_same, prev_chunk, delay, rel)
+    period = 0
+    delta = np.zeros(m)
     for c in range(common):
         if probe is not None and c >= probe:
             return False  # no repetition soon: the caller's own path solves the group
@@ -109,23 +116,25 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int, *, probe: int | None = None)
                     t = fi[d] + delay[k]
             st[k] = t
             fi[k] = t + dur[k]
-        starts.append(st)
         finishes.append(fi)
         finish_rows.append(np.asarray(fi))
-        found = _repeat(finish_rows, c)
+        start_rows.append(np.asarray(st))
+        found = _steady(finish_rows, start_rows, c, waits)
         if found:
             period = found
-            delta = finishes[c][0] - finishes[c - found][0]
+            delta = finish_rows[c] - finish_rows[c - found]
             break
-    S = np.asarray(starts).T  # blocks x computed chunks
-    F = np.array(finish_rows).T  # the rows _repeat already holds as arrays
+    S = np.array(start_rows).T  # blocks x computed chunks
+    F = np.array(finish_rows).T
     done = S.shape[1]
-    q = int(period)
+    q = period
 
-    def repeated(M: np.ndarray, c: np.ndarray) -> np.ndarray:
-        """Rows of ``M`` at chunks ``c < common``: computed, or a whole number of periods on."""
+    def repeated(
+        M: np.ndarray, c: np.ndarray, rows: np.ndarray | slice = slice(None)
+    ) -> np.ndarray:
+        """``M[rows]`` at chunks ``c < common``: computed, or a whole number of periods on."""
         laps = np.where(c < done, 0, (c - (done - q)) // max(q, 1))
-        return M[:, c - laps * q] + laps * delta
+        return M[rows][:, c - laps * q] + delta[rows, None] * laps[None, :]
 
     end = np.array([common - 1])
     arc_free = {arc: float(repeated(F, end)[k, 0]) for arc, k in last.items()}  # last finish
@@ -147,8 +156,11 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int, *, probe: int | None = None)
         run.avail[arc] = f + rel
     if not any(run.needs_vectors(lo + k) for k in range(m)):
         # only samples, first and last times are kept: a group of any length costs its fill
-        for k in range(m):
-            run.record_summary(lo + k, counts[k], _times_of(repeated, S, k, common, tail_s[k]))
+        count_of = np.asarray(counts)
+        for n in sorted(set(counts)):
+            rows = np.flatnonzero(count_of == n)
+            tail = np.array([tail_s[k] for k in rows.tolist()]).reshape(len(rows), n - common)
+            run.record_summary(lo + rows, n, _times_of(repeated, S, rows, common, tail))
         return True
     if done < common:
         check_memory(
@@ -168,23 +180,97 @@ def solve_periodic(run: PhaseRun, lo: int, hi: int, *, probe: int | None = None)
 
 
 def _times_of(
-    repeated: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    repeated: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
     S: np.ndarray,
-    k: int,
+    rows: np.ndarray,
     common: int,
-    tail: list[float],
+    tail: np.ndarray,
 ) -> Callable[[np.ndarray], np.ndarray]:
-    """Block ``k``'s start times at given chunks: the repetition below ``common``, then ``tail``."""
-    extra = np.asarray(tail, dtype=np.float64)
+    """Start times of blocks ``rows`` (one row each) at given chunks: the repetition below
+    ``common``, then their ``tail`` columns."""
 
     def at(c: np.ndarray) -> np.ndarray:
         head = c < common
-        out = np.empty(len(c))
-        out[head] = repeated(S[k : k + 1], c[head])[0]
-        out[~head] = extra[c[~head] - common]
+        out = np.empty((len(rows), len(c)))
+        out[:, head] = repeated(S, c[head], rows)
+        out[:, ~head] = tail[:, c[~head] - common]
         return out
 
     return at
+
+
+@dataclass(frozen=True)
+class _Waits:
+    """Every wait of a chunk's transfers: ``succ`` starts no earlier than ``pred``'s finish plus
+    ``gap``, in the same chunk (``dependencies``, ``FIFO``) or the one before (``previous``:
+    each arc's first block after its last)."""
+
+    pred: np.ndarray
+    succ: np.ndarray
+    gap: np.ndarray
+    previous: np.ndarray  # bool: pred's finish is the previous chunk's
+
+    @staticmethod
+    def of(
+        deps: list[list[int]],
+        prev_same: list[int],
+        prev_chunk: list[int],
+        delay: list[float],
+        rel: float,
+    ) -> _Waits:
+        rows = [(d, k, delay[k], False) for k, ds in enumerate(deps) for d in ds]
+        rows += [(j, k, rel, False) for k, j in enumerate(prev_same) if j >= 0]
+        rows += [(j, k, rel, True) for k, j in enumerate(prev_chunk) if j >= 0]
+        pred, succ, gap, previous = zip(*rows, strict=True) if rows else ((), (), (), ())
+        return _Waits(
+            np.asarray(pred, dtype=np.int64),
+            np.asarray(succ, dtype=np.int64),
+            np.asarray(gap, dtype=np.float64),
+            np.asarray(previous, dtype=bool),
+        )
+
+
+def _steady(
+    finishes: list[np.ndarray], starts: list[np.ndarray], c: int, waits: _Waits, max_period: int = 4
+) -> int:
+    """The period ``q`` from which chunk ``c`` on repeats, each block by its own step, else 0.
+
+    With ``delta = finishes[c] - finishes[c - q]``, the times repeat exactly when, over chunks
+    ``c - q + 1 .. c``, no wait's predecessor has a larger step than its successor and every
+    block's start is bound by (equal to) a wait whose predecessor has the block's own step:
+    then ``q`` chunks on each start is the same maximum with every term moved by its
+    predecessor's step, at most the block's own, and the binding one by exactly that.
+    """
+    now = finishes[c]
+    tol = 1e-9 * max(1.0, float(np.abs(now).max()))
+    for q in range(1, max_period + 1):
+        if c - 2 * q < 1:  # chunk 0 is not homogeneous (phase start, arc free times)
+            break
+        delta = now - finishes[c - q]
+        if np.abs(delta - (finishes[c - q] - finishes[c - 2 * q])).max() > tol:
+            continue  # not yet stepping alike: the cheap test before the waits
+        step_p, step_s = delta[waits.pred], delta[waits.succ]
+        if (step_p > step_s + tol).any():
+            continue
+        same = np.abs(step_p - step_s) <= tol
+        if all(_bound_by(finishes, starts, t, waits, same, tol) for t in range(c - q + 1, c + 1)):
+            return q
+    return 0
+
+
+def _bound_by(
+    finishes: list[np.ndarray],
+    starts: list[np.ndarray],
+    t: int,
+    waits: _Waits,
+    allowed: np.ndarray,
+    tol: float,
+) -> bool:
+    """Whether every block's start at chunk ``t`` is bound by one of the ``allowed`` waits."""
+    ready = np.where(waits.previous, finishes[t - 1][waits.pred], finishes[t][waits.pred])
+    binding = allowed & (ready + waits.gap >= starts[t][waits.succ] - tol)
+    n = len(starts[t])
+    return bool((np.bincount(waits.succ[binding], minlength=n) > 0).all())
 
 
 def _block_order(deps: list[list[int]], prev_same: list[int]) -> list[int] | None:
@@ -207,18 +293,6 @@ def _block_order(deps: list[list[int]], prev_same: list[int]) -> list[int] | Non
             if indeg[j] == 0:
                 queue.append(j)
     return topo if len(topo) == m else None
-
-
-def _repeat(finishes: list[np.ndarray], c: int, max_period: int = 4) -> int:
-    """The period ``q`` if chunk ``c`` is chunk ``c - q`` shifted by one constant, else 0."""
-    now = finishes[c]
-    for q in range(1, max_period + 1):
-        if c - q < 1:  # chunk 0 is not homogeneous (phase start, arc free times)
-            break
-        diff = now - finishes[c - q]
-        if diff.max() - diff.min() <= 1e-9 * max(1.0, float(abs(now).max())):
-            return q
-    return 0
 
 
 def solve_general(run: PhaseRun, lo: int, hi: int) -> None:

@@ -166,19 +166,23 @@ class PhaseRun:
         """Whether block ``b``'s every time must be kept (another group waits, or asked for)."""
         return self.keep or b in self.needed
 
-    def record_summary(self, b: int, n: int, at: Callable[[np.ndarray], np.ndarray]) -> None:
-        """Record block ``b`` of ``n`` chunks from ``at`` (chunk indices -> start times) alone.
+    def record_summary(
+        self, blocks: np.ndarray, n: int, at: Callable[[np.ndarray], np.ndarray]
+    ) -> None:
+        """Record ``blocks`` of ``n`` chunks each from ``at`` (chunk indices -> start times,
+        one row per block) alone.
 
-        What :meth:`record` keeps of a block that no other group waits for, without its ``n``
+        What :meth:`record` keeps of blocks that no other group waits for, without their ``n``
         times in memory: a periodic group of any length costs its samples only.
         """
         stride = max(1, n // _SAMPLES)
         idx = np.arange(0, n, stride)
         ends = at(np.array([0, n - 1]))
-        dur = float(self.p.duration[b])
-        self.first[b] = ends[0]
-        self.last[b] = ends[1] + dur
-        self.samples.put(b, at(idx), dur * stride)
+        dur = self.p.duration[blocks].astype(np.float64)
+        self.first[blocks] = ends[:, 0]
+        self.last[blocks] = ends[:, 1] + dur
+        kept = np.full(len(blocks), len(idx), dtype=np.int64)
+        self.samples.put_many(blocks, kept, at(idx).ravel(), dur * stride)
 
     def run(self) -> None:
         """Solve every group of the phase in FIFO order.

@@ -72,15 +72,42 @@ def test_throughput_packing_program_equals_oracle(spec, preset, collective, monk
     direction = "in" if collective == "reducescatter" else "out"
     packing = pack_throughput(G, direction=direction, parts=4)
     found: list[int] = []
-    repeat = sequential._repeat
+    steady = sequential._steady
 
-    def spy(finishes, c, max_period=4):
-        q = repeat(finishes, c, max_period)
+    def spy(finishes, starts, c, waits, max_period=4):
+        q = steady(finishes, starts, c, waits, max_period)
         found.extend([q] if q else [])
         return q
 
-    monkeypatch.setattr(sequential, "_repeat", spy)
+    monkeypatch.setattr(sequential, "_steady", spy)
     # 40 chunks per tree: long enough for a repetition to be found and extended
     assert_same(packing_program(G, packing, collective, n * 4 * 40 * 12288, get_preset(preset)))
     if spec == "smbi:4x4":  # every link saturated: the times repeat after a few chunks
         assert found
+
+
+@pytest.mark.parametrize("collective", ["allgather", "reducescatter"])
+def test_free_shares_repeat_tree_by_tree_and_equal_the_oracle(collective, monkeypatch):
+    # free shares give the trees unequal chunk times on links they do not share: each block
+    # steps at its tree's own rate, so no one constant ever repeats the times
+    from supermesh.trees.schedule import free_share_packing, reverse_packing
+
+    G = build("mesh:4x4")
+    packing = free_share_packing(G)
+    if collective == "reducescatter":
+        packing = reverse_packing(packing)
+    steps: list[float] = []
+    steady = sequential._steady
+
+    def spy(finishes, starts, c, waits, max_period=4):
+        q = steady(finishes, starts, c, waits, max_period)
+        if q:
+            delta = finishes[c] - finishes[c - q]
+            steps.append(float(delta.max() - delta.min()))
+        return q
+
+    monkeypatch.setattr(sequential, "_steady", spy)
+    assert_same(packing_program(G, packing, collective, 16 * 60 * 12288, get_preset("paper")))
+    assert steps  # a repetition was found and extended
+    if collective == "allgather":  # its blocks step at rates more than a ns apart
+        assert max(steps) > 1.0
