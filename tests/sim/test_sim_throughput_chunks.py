@@ -153,7 +153,7 @@ def test_a_run_short_of_the_bound_only_by_its_fill_tries_no_other_packing():
     # SMBi 4x4, 4 MiB (supermesh report's size): 1.0024 of the bound, above STREAMING, but the
     # excess is less than one chunk's transfer plus the tallest tree's 6 hops: the fill, which
     # another packing cannot remove. SMAlter 4x4 at the same size is short by its FIFO orders
-    # (1.069) and twice the parts bring it to 1.005
+    # (1.026 at best, as one round of 2 chunks a tree) and twice the parts bring it to 1.005
     params = get_preset("booksim")
     hop = params.hop_latency + params.link_release
     r = run_algorithm(build("smbi:4x4"), "throughput", "allgather", 4 * MIB, params)
@@ -162,5 +162,19 @@ def test_a_run_short_of_the_bound_only_by_its_fill_tries_no_other_packing():
     assert r.time - r.lower_bound <= r.meta["chunk_bytes"] / params.link_bandwidth() + 6 * hop
     s = run_algorithm(build("smalter:4x4"), "throughput", "allgather", 4 * MIB, params)
     first = min(t["time"] for t in s.meta["tried"] if t["trees"] == 64)
-    assert first > 1.06 * s.lower_bound
+    assert first > 1.02 * s.lower_bound
     assert s.time < 1.006 * s.lower_bound
+
+
+def test_smbi_8x8_allgather_runs_its_chunks_as_one_round_at_the_bound():
+    # each chiplet's 8 MiB goes down 4 trees of 2 MiB, and the busiest links carry 63 of the
+    # 256 trees: the bound is 63 transfers of 2 MiB. One chunk a tree takes one slot more (64
+    # transfers' time, 1.016 of it); chunks of a tree list-scheduled as one round lose that
+    # slot over hundreds and stay within the issue's 0.2%
+    params = get_preset("paper")
+    r = run_algorithm(build("smbi:8x8"), "throughput", "allgather", 512 * MIB, params)
+    one_chunk = next(t["time"] for t in r.meta["tried"] if t["chunk_bytes"] == 2 * MIB)
+    assert one_chunk == pytest.approx(64 * (2 * MIB / params.link_bandwidth() + 20.0))
+    assert r.lower_bound == pytest.approx(63 * 2 * MIB / params.link_bandwidth())
+    assert r.meta["one_round"] is True
+    assert r.time <= 1.002 * r.lower_bound

@@ -11,7 +11,8 @@
   :mod:`~supermesh.trees.schedule.weighted` splits each block among a rank's weighted
   trees; :mod:`~supermesh.trees.schedule.fifo` orders a link shared by many trees (a list
   schedule, which the simulator runs too) over the flat arrays of
-  :mod:`~supermesh.trees.schedule.forest`.
+  :mod:`~supermesh.trees.schedule.forest`; :mod:`~supermesh.trees.schedule.list_schedule`
+  runs those list schedules and repairs one round's by deadlines.
 - :mod:`~supermesh.trees.schedule.free_share`: :func:`free_share_packing`, an AllReduce whose
   parts float (the free-root rate, in equal parts), and :func:`whole_tree_packing`, a few whole
   trees where floating parts gain no rate.
@@ -57,6 +58,11 @@ _EXPORTS: dict[str, str] = {
     "whole_tree_packing": "supermesh.trees.schedule.free_share",
     "reverse_tree": "supermesh.trees.schedule.phases",
     "FIFO_ROUNDS": "supermesh.trees.schedule.fifo",
+    "FIFO_WORK": "supermesh.trees.schedule.fifo",
+    "REPAIR_WORK": "supermesh.trees.schedule.fifo",
+    "ListSchedule": "supermesh.trees.schedule.list_schedule",
+    "list_schedule": "supermesh.trees.schedule.list_schedule",
+    "repaired_schedule": "supermesh.trees.schedule.list_schedule",
     "Job": "supermesh.trees.schedule.fifo",
     "fifo_order": "supermesh.trees.schedule.fifo",
     "fifo_slots": "supermesh.trees.schedule.fifo",

@@ -1,0 +1,247 @@
+"""List schedules of one chunk per tree arc over shared links, and their repair by deadlines.
+
+Time runs in slots of one chunk; each link sends at most one transfer a slot; a transfer is
+ready the slot after its data is complete (a broadcast: its parent's transfer was sent; a reduce:
+every child's was). :func:`list_schedule` sends, on every link and in every slot, the ready
+transfer ranked first, over the flat arrays of :class:`~supermesh.trees.schedule.forest.Forest`
+(a link keeps its waiting transfers as a bit set in rank order and sends the lowest bit).
+
+When one round is the whole collective (one chunk per tree) the length of that schedule is the
+collective's time, and the rank decides it. :func:`repaired_schedule` ranks by deadline and
+moves the deadlines of transfers that came late earlier, round after round: the *squeaky wheel*
+of Joslin and Clements ("Squeaky wheel" optimization, JAIR 10, 1999), in the form of the
+iterative flattening of job-shop scheduling (Cesta, Oddi and Smith, AAAI 2000): a schedule that
+misses a target shows which transfers were late, and they go earlier in the next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from supermesh.errors import SpecError, TopologyError
+from supermesh.trees.schedule.forest import Forest
+
+__all__ = ["ListSchedule", "list_schedule", "repaired_schedule"]
+
+
+@dataclass(frozen=True, eq=False)  # arrays: no element-wise == or hash
+class ListSchedule:
+    """One list schedule.
+
+    Attributes
+    ----------
+    order : numpy.ndarray
+        Per job: its position in its link's FIFO (in the round kept: ``rounds - 2``, or the
+        only one).
+    length : int
+        Slots until the last transfer of every round was sent.
+    slot : numpy.ndarray
+        Per job: the slot it was sent in (the round kept).
+    """
+
+    order: np.ndarray
+    length: int
+    slot: np.ndarray
+
+
+def list_schedule(
+    f: Forest, arc: np.ndarray, kind: str, rounds: int, keys: tuple[np.ndarray, ...]
+) -> ListSchedule:
+    """A list schedule of ``rounds`` rounds, jobs ranked by ``keys``.
+
+    A link serves its rounds in turn (every transfer of round ``c`` before any of ``c + 1``,
+    the FIFO discipline between chunks) and within a round sends its best-ranked ready
+    transfer.
+
+    Parameters
+    ----------
+    f : Forest
+        The trees; a job is the transfer over one tree arc.
+    arc : numpy.ndarray
+        Per job: its link (``Forest.arc_ids()[1]``).
+    kind : {"forward", "reduce"}
+        Down the trees (a broadcast) or up them (a reduce).
+    rounds : int
+        Chunks per tree scheduled.
+    keys : tuple of numpy.ndarray
+        The rank, in :func:`numpy.lexsort` order (the last key first).
+
+    Returns
+    -------
+    ListSchedule
+
+    Raises
+    ------
+    SpecError
+        ``kind`` is neither.
+    TopologyError
+        The trees' dependencies never let some transfer start.
+
+    Examples
+    --------
+    >>> from supermesh.trees.model import Tree
+    >>> from supermesh.trees.schedule.forest import forest
+    >>> f = forest([Tree(0, ((0, 1, 0), (1, 2, 0)), 2), Tree(1, ((1, 0, 0), (1, 2, 0)), 1)])
+    >>> s = list_schedule(f, f.arc_ids()[1], "forward", 1, (f.node, f.tree, -f.below))
+    >>> s.order.tolist(), s.slot.tolist(), s.length  # 1->2 sends tree 1 first
+    ([0, 1, 0, 0], [0, 1, 0, 0], 2)
+    """
+    if kind not in ("forward", "reduce"):
+        raise SpecError(f"kind {kind!r} is not 'forward' or 'reduce'")
+    n = f.jobs
+    keep = max(0, rounds - 2)
+    n_arcs = int(arc.max()) + 1
+    on_arc = np.bincount(arc, minlength=n_arcs)
+    arc_start = np.zeros(n_arcs + 1, dtype=np.int64)
+    np.cumsum(on_arc, out=arc_start[1:])
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort(keys)] = np.arange(n)
+    by_arc = np.lexsort((rank, arc))  # each arc's jobs in rank order
+    job_at = by_arc  # job_at[arc_start[a] + r]: the arc's job of rank r
+    local = np.empty(n, dtype=np.int64)
+    local[by_arc] = np.arange(n) - arc_start[arc[by_arc]]
+    width = -(-int(on_arc.max()) * rounds // 64)
+    words = np.zeros(n_arcs * width, dtype=np.uint64)
+    rows = np.arange(n_arcs)
+    if kind == "forward":
+        new_jobs = np.flatnonzero(f.parent < 0)
+        remaining = np.zeros(0, dtype=np.int64)
+    else:
+        fan = np.diff(f.child_start)
+        new_jobs = np.flatnonzero(fan == 0)
+        remaining = np.tile(fan, rounds)
+    new_jobs = np.tile(new_jobs, rounds)
+    new_rounds = np.repeat(np.arange(rounds), len(new_jobs) // rounds)
+    sent = np.zeros(n_arcs, dtype=np.int64)
+    order = np.zeros(n, dtype=np.int64)
+    slot = np.zeros(n, dtype=np.int64)
+    one = np.uint64(1)
+    total = rounds * n
+    done = 0
+    now = 0
+    while done < total:
+        a = arc[new_jobs]
+        at = new_rounds * on_arc[a] + local[new_jobs]
+        np.bitwise_or.at(
+            words, a * width + (at >> 6), np.left_shift(one, (at & 63).astype(np.uint64))
+        )
+        table = words.reshape(n_arcs, width)
+        first = (table != 0).argmax(axis=1)
+        word = table[rows, first]
+        busy = np.flatnonzero(word)
+        word, first = word[busy], first[busy]
+        low = word & (~word + one)
+        at = first * 64 + np.log2(low.astype(np.float64)).astype(np.int64)
+        c = at // on_arc[busy]
+        ok = c == sent[busy] // on_arc[busy]  # an entry of a later round waits
+        busy, first, low, c, at = busy[ok], first[ok], low[ok], c[ok], at[ok]
+        if len(busy) == 0:
+            raise TopologyError("the trees' dependencies never let some transfer start")
+        job = job_at[arc_start[busy] + at - c * on_arc[busy]]
+        words[busy * width + first] ^= low
+        kept = c == keep
+        order[job[kept]] = sent[busy[kept]] - keep * on_arc[busy[kept]]
+        slot[job[kept]] = now
+        sent[busy] += 1
+        done += len(busy)
+        if kind == "forward":
+            new_jobs = f.children_of(job)
+            new_rounds = np.repeat(c, f.child_start[job + 1] - f.child_start[job])
+        else:
+            up = f.parent[job]
+            cell = (c * n + up)[up >= 0]
+            np.subtract.at(remaining, cell, np.ones(len(cell), dtype=remaining.dtype))
+            cell = cell[remaining[cell] == 0]
+            # a job freed by two children in one slot is taken once (its count is not read again)
+            mark = np.arange(1, len(cell) + 1)
+            remaining[cell] = mark
+            cell = cell[remaining[cell] == mark]
+            new_jobs, new_rounds = cell % n, cell // n
+        now += 1
+    return ListSchedule(order, now, slot)
+
+
+def repaired_schedule(
+    f: Forest, arc: np.ndarray, kind: str, iterations: int, seed: int = 0
+) -> ListSchedule:
+    """The shortest one-round list schedule found by moving late transfers' deadlines earlier.
+
+    Each job starts with the deadline a schedule of the lower bound's length would give it
+    (the slot by which it must go for the way still to go behind it to fit: a broadcast's
+    height below the receiving node, a reduce's depth of the sending node), which ranks jobs
+    exactly as :func:`~supermesh.trees.schedule.fifo.fifo_order`'s longest way to go first.
+    Each iteration list-schedules by deadline (ties at random), and every job sent later than a
+    schedule one slot shorter than the best so far allows has its deadline moved one slot
+    earlier, and the jobs its data come from no later than one slot before it. It stops at
+    ``iterations``, or once the length is the lower bound: the most transfers on one link,
+    or the longest chain of one tree.
+
+    Parameters
+    ----------
+    f : Forest
+        The trees.
+    arc : numpy.ndarray
+        Per job: its link (``Forest.arc_ids()[1]``).
+    kind : {"forward", "reduce"}
+        Down the trees or up them.
+    iterations : int
+        List schedules to try (at least one: the first is the longest-way-first rank with
+        ties by tree and node, as :func:`~supermesh.trees.schedule.fifo.fifo_order`'s).
+    seed : int
+        Seed of the random ties.
+
+    Returns
+    -------
+    ListSchedule
+        The shortest schedule found (the first of that length).
+
+    Raises
+    ------
+    SpecError
+        ``kind`` is neither.
+
+    Examples
+    --------
+    >>> from supermesh.trees.model import Tree
+    >>> from supermesh.trees.schedule.forest import forest
+    >>> f = forest([Tree(0, ((0, 1, 0), (1, 2, 0)), 2), Tree(1, ((1, 0, 0), (1, 2, 0)), 1)])
+    >>> repaired_schedule(f, f.arc_ids()[1], "forward", 4).length  # two on link 1->2
+    2
+    """
+    if kind not in ("forward", "reduce"):
+        raise SpecError(f"kind {kind!r} is not 'forward' or 'reduce'")
+    # transfers that must follow a job in its own tree, the job included
+    behind = (f.below + 1 if kind == "forward" else f.depth).astype(np.int64)
+    floor = max(int(np.bincount(arc).max()), int(f.depth.max()))
+    deadline = -behind.astype(np.float64)
+    best = current = list_schedule(f, arc, kind, 1, (f.node, f.tree, deadline))
+    rng = np.random.default_rng(seed)
+    for _ in range(iterations - 1):
+        if best.length <= floor:
+            break
+        late = np.flatnonzero(current.slot + behind > best.length - 1)
+        deadline[late] -= 1.0
+        _push_back(f, kind, deadline, late)
+        current = list_schedule(f, arc, kind, 1, (f.node, f.tree, rng.random(f.jobs), deadline))
+        if current.length < best.length:
+            best = current
+    return best
+
+
+def _push_back(f: Forest, kind: str, deadline: np.ndarray, late: np.ndarray) -> None:
+    """Move the deadlines of the jobs ``late`` waits on to at least one slot before its own."""
+    jobs = late
+    for _ in range(int(f.depth.max())):
+        if kind == "forward":
+            feed = f.parent[jobs]
+            ok = feed >= 0
+            src, feed = jobs[ok], feed[ok]
+        else:
+            counts = f.child_start[jobs + 1] - f.child_start[jobs]
+            src, feed = np.repeat(jobs, counts), f.children_of(jobs)
+        if len(feed) == 0:
+            return
+        np.minimum.at(deadline, feed, deadline[src] - 1.0)
+        jobs = np.unique(feed)
