@@ -178,3 +178,16 @@ def test_smbi_8x8_allgather_runs_its_chunks_as_one_round_at_the_bound():
     assert r.lower_bound == pytest.approx(63 * 2 * MIB / params.link_bandwidth())
     assert r.meta["one_round"] is True
     assert r.time <= 1.002 * r.lower_bound
+
+
+def test_smbi_8x8_reducescatter_runs_the_allgather_trees_reversed_at_the_bound():
+    # the ReduceScatter's own in-trees list-schedule to 1.0084 of the bound; the AllGather's
+    # out-trees reversed arc by arc are its schedule mirrored in time, and reach what the
+    # AllGather reaches (the test above)
+    params = get_preset("paper")
+    r = run_algorithm(build("smbi:8x8"), "throughput", "reducescatter", 512 * MIB, params)
+    assert r.lower_bound == pytest.approx(63 * 2 * MIB / params.link_bandwidth())
+    own = min(t["time"] for t in r.meta["tried"] if "reversed" not in t["rule"])
+    assert own > 1.005 * r.lower_bound
+    assert r.time <= 1.002 * r.lower_bound
+    assert r.time == min(t["time"] for t in r.meta["tried"] if "reversed" in t["rule"])
