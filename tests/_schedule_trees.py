@@ -6,6 +6,7 @@
 - :func:`greedy_trees`: arc-disjoint out-trees by randomised BFS on the remaining capacity
   (seeded; retried), good enough for small meshes.
 - :func:`packing`: wrap tree sets in a ``TreePacking``.
+- :func:`shared_trees`: a hypothesis strategy of random spanning trees sharing links.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import random
 from collections import Counter, deque
 
 import networkx as nx
+from hypothesis import strategies as st
 
 from supermesh.topologies.model import compute_nodes
 from supermesh.trees.model import Tree, TreePacking, TreeSet
@@ -123,3 +125,18 @@ def rank_sets(G: nx.MultiDiGraph, size: int, *, seed: int = 0) -> list[list[Tree
     ranks = compute_nodes(G)
     groups = [ranks[i : i + size] for i in range(0, len(ranks), size)]
     return [greedy_trees(G, g, seed=seed + i) for i, g in enumerate(groups)]
+
+
+@st.composite
+def shared_trees(draw: st.DrawFn) -> list[Tree]:
+    """Random spanning trees of a few nodes over two parallel arcs per node pair."""
+    n = draw(st.integers(2, 7))
+    trees = []
+    for _ in range(draw(st.integers(1, 8))):
+        order = draw(st.permutations(range(n)))
+        arcs = []
+        for i, v in enumerate(order[1:], 1):
+            u = order[draw(st.integers(0, i - 1))]
+            arcs.append((u, v, draw(st.integers(0, 1))))
+        trees.append(Tree(order[0], tuple(arcs), n))
+    return trees

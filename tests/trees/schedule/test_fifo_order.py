@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 
 import pytest
+from _schedule_trees import shared_trees
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,21 +73,6 @@ def reference(trees: list[Tree], kind: str, rounds: int) -> dict[tuple[int, int]
                 if left[(up, c)] == 0:
                     ready.append((up, c))
     return out
-
-
-@st.composite
-def shared_trees(draw):
-    """Random spanning trees of a few nodes over two parallel arcs per node pair."""
-    n = draw(st.integers(2, 6))
-    trees = []
-    for _ in range(draw(st.integers(1, 6))):
-        order = draw(st.permutations(range(n)))
-        arcs = []
-        for i, v in enumerate(order[1:], 1):
-            u = order[draw(st.integers(0, i - 1))]
-            arcs.append((u, v, draw(st.integers(0, 1))))
-        trees.append(Tree(order[0], tuple(arcs), n))
-    return trees
 
 
 @given(shared_trees(), st.sampled_from(["forward", "reduce"]), st.integers(1, 4))

@@ -8,30 +8,15 @@ lower bounds (the busiest link's transfers, the deepest tree's chain).
 from __future__ import annotations
 
 import numpy as np
+from _schedule_trees import shared_trees
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from supermesh.sim.packing import tree_bytes
 from supermesh.topologies import build
-from supermesh.trees.model import Tree
 from supermesh.trees.schedule.forest import forest
 from supermesh.trees.schedule.list_schedule import list_schedule, repaired_schedule
 from supermesh.trees.throughput.pack import pack_throughput
-
-
-@st.composite
-def shared_trees(draw):
-    """Random spanning trees of a few nodes over two parallel arcs per node pair."""
-    n = draw(st.integers(2, 7))
-    trees = []
-    for _ in range(draw(st.integers(1, 8))):
-        order = draw(st.permutations(range(n)))
-        arcs = []
-        for i, v in enumerate(order[1:], 1):
-            u = order[draw(st.integers(0, i - 1))]
-            arcs.append((u, v, draw(st.integers(0, 1))))
-        trees.append(Tree(order[0], tuple(arcs), n))
-    return trees
 
 
 def check(f, arc, kind, s) -> None:
