@@ -161,7 +161,7 @@ def tuned_program(
     >>> booksim = get_preset("booksim")
     >>> prog, q = tuned_program(G, [pack_throughput(G)], "allgather", 1 << 20, booksim)
     >>> q.chunk_bytes, [t["chunk_bytes"] for t in prog.meta["tried"]]
-    (32768, [32768, 16384, 12288, 16384, 8192])
+    (32768, [32768, 16384, 12288, 16384])
     """
     options = [(p, c) for p in packings for c in chunk_candidates(p, nbytes, params, collective)]
     if not options:
