@@ -151,9 +151,9 @@ def other_packings(
     own, other = packing.direction, "in" if packing.direction == "out" else "out"
     wanted: list[tuple[str, int | str]] = []
     share = min(tree_bytes(packing.trees, nbytes, collective))
-    if share < LONG_SHARE * params.chunk_bytes and not few:
-        return []
     if share < LONG_SHARE * params.chunk_bytes:
+        if not few:
+            return []  # past OTHER_PACKINGS_UP_TO only the reversed packing, which is not this
         # latency-bound: not the packing but its part count, whose shares fill whole packets
         fits = packet_parts(packing, ranks, nbytes, params)
         wanted = [(own, fits)] if fits is not None else []

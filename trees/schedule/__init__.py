@@ -63,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     "ListSchedule": "supermesh.trees.schedule.list_schedule",
     "list_schedule": "supermesh.trees.schedule.list_schedule",
     "repaired_schedule": "supermesh.trees.schedule.list_schedule",
+    "way_to_go": "supermesh.trees.schedule.list_schedule",
     "Job": "supermesh.trees.schedule.fifo",
     "fifo_order": "supermesh.trees.schedule.fifo",
     "fifo_slots": "supermesh.trees.schedule.fifo",

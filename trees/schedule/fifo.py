@@ -31,7 +31,7 @@ from supermesh.errors import SpecError
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.trees.oriented import OrientedTree
 from supermesh.trees.schedule.forest import Forest, forest
-from supermesh.trees.schedule.list_schedule import list_schedule, repaired_schedule
+from supermesh.trees.schedule.list_schedule import list_schedule, repaired_schedule, way_to_go
 
 __all__ = [
     "FIFO_ROUNDS",
@@ -293,8 +293,7 @@ def fifo_order(
         return np.zeros(0, dtype=np.int64)
     _, arc = f.arc_ids()
     if rounds > 1:
-        prio = -(f.below if kind == "forward" else f.depth)
-        return list_schedule(f, arc, kind, rounds, (f.node, f.tree, prio)).order
+        return list_schedule(f, arc, kind, rounds, (f.node, f.tree, -way_to_go(f, kind))).order
     # a broadcast run backwards in time is a reduce and a reduce run backwards a broadcast:
     # each link's order reversed
     other = "reduce" if kind == "forward" else "forward"
@@ -314,7 +313,7 @@ def fifo_order(
 
 def _tied(f: Forest, arc: np.ndarray, kind: str, tries: int, seed: int) -> tuple[np.ndarray, int]:
     """The shortest list schedule of one round: longest way first, then random ties."""
-    prio = -(f.below if kind == "forward" else f.depth)
+    prio = -way_to_go(f, kind)
     best = list_schedule(f, arc, kind, 1, (f.node, f.tree, prio))
     rng = random.Random(seed)
     for _ in range(tries):

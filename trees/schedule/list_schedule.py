@@ -23,7 +23,7 @@ import numpy as np
 from supermesh.errors import SpecError, TopologyError
 from supermesh.trees.schedule.forest import Forest
 
-__all__ = ["ListSchedule", "list_schedule", "repaired_schedule"]
+__all__ = ["ListSchedule", "list_schedule", "repaired_schedule", "way_to_go"]
 
 
 @dataclass(frozen=True, eq=False)  # arrays: no element-wise == or hash
@@ -44,6 +44,39 @@ class ListSchedule:
     order: np.ndarray
     length: int
     slot: np.ndarray
+
+
+def way_to_go(f: Forest, kind: str) -> np.ndarray:
+    """Per job: the transfers of its own tree from it on, itself included.
+
+    A broadcast's height below the receiving node plus one, a reduce's depth of the sending
+    node: the longest way still to go, by which list schedules rank their jobs.
+
+    Parameters
+    ----------
+    f : Forest
+    kind : {"forward", "reduce"}
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    SpecError
+        ``kind`` is neither.
+
+    Examples
+    --------
+    >>> from supermesh.trees.model import Tree
+    >>> from supermesh.trees.schedule.forest import forest
+    >>> f = forest([Tree(0, ((0, 1, 0), (1, 2, 0)), 2)])
+    >>> way_to_go(f, "forward").tolist(), way_to_go(f, "reduce").tolist()
+    ([2, 1], [1, 2])
+    """
+    if kind not in ("forward", "reduce"):
+        raise SpecError(f"kind {kind!r} is not 'forward' or 'reduce'")
+    return (f.below + 1 if kind == "forward" else f.depth).astype(np.int64)
 
 
 def list_schedule(
@@ -210,10 +243,7 @@ def repaired_schedule(
     >>> repaired_schedule(f, f.arc_ids()[1], "forward", 4).length  # two on link 1->2
     2
     """
-    if kind not in ("forward", "reduce"):
-        raise SpecError(f"kind {kind!r} is not 'forward' or 'reduce'")
-    # transfers that must follow a job in its own tree, the job included
-    behind = (f.below + 1 if kind == "forward" else f.depth).astype(np.int64)
+    behind = way_to_go(f, kind)
     floor = max(int(np.bincount(arc).max()), int(f.depth.max()))
     deadline = -behind.astype(np.float64)
     best = current = list_schedule(f, arc, kind, 1, (f.node, f.tree, deadline))
