@@ -38,7 +38,7 @@ from supermesh.sim.program import Dependencies, Phase, Program
 from supermesh.sim.result import SimResult
 from supermesh.sim.run import evaluate
 from supermesh.trees.model import Tree, TreePacking
-from supermesh.trees.schedule.fifo import FIFO_ROUNDS, Job, fifo_order, stream_counts
+from supermesh.trees.schedule.fifo import FIFO_ROUNDS, Job, fifo_orders, stream_counts
 from supermesh.trees.schedule.forest import forest
 from supermesh.trees.schedule.weighted import split_block
 
@@ -253,14 +253,20 @@ def packing_program(
     ti_of, si_of = copy_tree[f.tree], copy_stream[f.tree]
     down, arc_of = f.arc_ids()
 
+    rounds = min(max(max(x) for x in streams), FIFO_ROUNDS)
+    orders: dict[str, np.ndarray] = {}
+    if given is None and order == "schedule":
+        # an AllReduce's two phases choose among the same schedules: computed once
+        kinds = {"allgather": ("forward",), "reducescatter": ("reduce",)}
+        orders = fifo_orders(f, kinds.get(collective, ("reduce", "forward")), rounds=rounds)
+
     def phase(kind: str) -> Phase:
-        rounds = min(max(max(x) for x in streams), FIFO_ROUNDS)
         if given is not None:
             mine = given[kind]
             keys = zip(ti_of.tolist(), f.node.tolist(), si_of.tolist(), strict=True)
             slot = np.array([mine.get((ti, v), 0) if si == 0 else 0 for ti, v, si in keys])
         elif order == "schedule":
-            slot = fifo_order(f, kind, rounds=rounds)
+            slot = orders[kind]
         else:
             slot = np.zeros(f.jobs, dtype=np.int64)
         depth = f.depth if kind == "forward" else -f.depth

@@ -31,7 +31,12 @@ from supermesh.errors import SpecError
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.trees.oriented import OrientedTree
 from supermesh.trees.schedule.forest import Forest, forest
-from supermesh.trees.schedule.list_schedule import list_schedule, repaired_schedule, way_to_go
+from supermesh.trees.schedule.list_schedule import (
+    list_schedule,
+    list_schedules,
+    repaired_schedule,
+    way_to_go,
+)
 
 __all__ = [
     "FIFO_ROUNDS",
@@ -40,6 +45,7 @@ __all__ = [
     "STREAMS_PER_TREE",
     "Job",
     "fifo_order",
+    "fifo_orders",
     "fifo_slots",
     "stream_counts",
     "streamed",
@@ -282,43 +288,103 @@ def fifo_order(
     >>> fifo_order(f, "forward").tolist()  # on 1->2, tree 1 first: tree 0's chunk is not there
     [0, 1, 0, 0]
     """
-    if kind not in ("forward", "reduce"):
-        raise SpecError(f"kind {kind!r} is not 'forward' or 'reduce'")
+    return fifo_orders(f, (kind,), rounds=rounds, tries=tries, seed=seed)[kind]
+
+
+def fifo_orders(
+    f: Forest, kinds: Sequence[str], *, rounds: int = 1, tries: int = 32, seed: int = 0
+) -> dict[str, np.ndarray]:
+    """:func:`fifo_order` of each of ``kinds`` on the same forest, sharing their schedules.
+
+    With one round, a kind's order and the other kind's are chosen among the same four
+    schedules (each kind's random ties and repair, the other's run backwards), so an AllReduce,
+    which needs both, computes them once. A kind stops looking once its best schedule is as
+    short as the most transfers on one link or the longest chain of one tree (no schedule is
+    shorter), so the result is :func:`fifo_order`'s.
+
+    Parameters
+    ----------
+    f : Forest
+    kinds : sequence of {"forward", "reduce"}
+    rounds, tries, seed
+        See :func:`fifo_order`.
+
+    Returns
+    -------
+    dict
+        ``kind -> `` :func:`fifo_order` ``(f, kind, ...)``.
+
+    Raises
+    ------
+    SpecError
+        A kind is neither.
+    TopologyError
+        The trees' dependencies never let some transfer start.
+
+    Examples
+    --------
+    >>> from supermesh.trees.model import Tree
+    >>> f = forest([Tree(0, ((0, 1, 0), (1, 2, 0)), 2), Tree(1, ((1, 0, 0), (1, 2, 0)), 1)])
+    >>> both = fifo_orders(f, ("reduce", "forward"))
+    >>> both["forward"].tolist() == fifo_order(f, "forward").tolist()
+    True
+    """
+    for kind in kinds:
+        if kind not in ("forward", "reduce"):
+            raise SpecError(f"kind {kind!r} is not 'forward' or 'reduce'")
     rounds = max(1, int(rounds))
     jobs = f.jobs
     rounds = min(rounds, max(3, FIFO_WORK // max(1, jobs)))
     repairs = min(tries, max(0, REPAIR_WORK // max(1, jobs) - 1))
     tries = min(tries, max(0, FIFO_WORK // max(1, jobs) - 1))
     if jobs == 0:
-        return np.zeros(0, dtype=np.int64)
+        return {kind: np.zeros(0, dtype=np.int64) for kind in kinds}
     _, arc = f.arc_ids()
     if rounds > 1:
-        return list_schedule(f, arc, kind, rounds, (f.node, f.tree, -way_to_go(f, kind))).order
-    # a broadcast run backwards in time is a reduce and a reduce run backwards a broadcast:
-    # each link's order reversed
-    other = "reduce" if kind == "forward" else "forward"
+        return {
+            kind: list_schedule(f, arc, kind, rounds, (f.node, f.tree, -way_to_go(f, kind))).order
+            for kind in kinds
+        }
     on_arc = np.bincount(arc)
-    best_order, best_length = _tied(f, arc, kind, tries, seed)
-    order, length = _tied(f, arc, other, tries, seed)
-    if length < best_length:
-        best_order, best_length = on_arc[arc] - 1 - order, length
-    # the repair replaces the random ties' schedule only where it is shorter
-    for k in (kind, other) if repairs else ():
-        s = repaired_schedule(f, arc, k, 1 + repairs, seed)
-        if s.length < best_length:
-            best_order = s.order if k == kind else on_arc[arc] - 1 - s.order
-            best_length = s.length
-    return best_order
+    floor = max(int(on_arc.max()), int(f.depth.max()))
+    found: dict[tuple[str, str], tuple[np.ndarray, int]] = {}
+
+    def schedule(how: str, k: str) -> tuple[np.ndarray, int]:
+        if (how, k) not in found:
+            if how == "tied":
+                found[how, k] = _tied(f, arc, k, tries, seed)
+            else:
+                s = repaired_schedule(f, arc, k, 1 + repairs, seed)
+                found[how, k] = s.order, s.length
+        return found[how, k]
+
+    out = {}
+    for kind in kinds:
+        # a broadcast run backwards in time is a reduce and a reduce run backwards a
+        # broadcast: each link's order reversed
+        other = "reduce" if kind == "forward" else "forward"
+        # the repairs replace the random ties' schedules only where they are shorter
+        steps = [("tied", kind), ("tied", other)]
+        steps += [("repaired", kind), ("repaired", other)] if repairs else []
+        best_order, best_length = schedule(*steps[0])
+        for how, k in steps[1:]:
+            if best_length <= floor:
+                break
+            order, length = schedule(how, k)
+            if length < best_length:
+                best_order = order if k == kind else on_arc[arc] - 1 - order
+                best_length = length
+        out[kind] = best_order
+    return out
 
 
 def _tied(f: Forest, arc: np.ndarray, kind: str, tries: int, seed: int) -> tuple[np.ndarray, int]:
     """The shortest list schedule of one round: longest way first, then random ties."""
     prio = -way_to_go(f, kind)
-    best = list_schedule(f, arc, kind, 1, (f.node, f.tree, prio))
     rng = random.Random(seed)
-    for _ in range(tries):
-        noise = np.array([rng.random() for _ in range(f.jobs)])
-        s = list_schedule(f, arc, kind, 1, (f.node, f.tree, noise, prio))
-        if s.length < best.length:
-            best = s
-    return best.order, best.length
+    # the first schedule's constant noise leaves the rank (node, tree, prio)
+    noises = [np.zeros(f.jobs)]
+    noises += [np.array([rng.random() for _ in range(f.jobs)]) for _ in range(tries)]
+    found = list_schedules(f, arc, kind, [(f.node, f.tree, x, prio) for x in noises])
+    best = min(range(len(found)), key=lambda i: found[i].length)  # the first of the shortest
+    return found[best].order, found[best].length

@@ -9,7 +9,9 @@ for any number of rounds; the forest must refuse what an OrientedTree refuses.
 from __future__ import annotations
 
 import heapq
+import random
 
+import numpy as np
 import pytest
 from _schedule_trees import shared_trees
 from hypothesis import given, settings
@@ -17,8 +19,9 @@ from hypothesis import strategies as st
 
 from supermesh.errors import TopologyError
 from supermesh.trees.model import Tree
-from supermesh.trees.schedule.fifo import fifo_order
+from supermesh.trees.schedule.fifo import REPAIR_WORK, fifo_order, fifo_orders
 from supermesh.trees.schedule.forest import forest
+from supermesh.trees.schedule.list_schedule import list_schedule, repaired_schedule
 
 
 def reference(trees: list[Tree], kind: str, rounds: int) -> dict[tuple[int, int], int]:
@@ -96,3 +99,56 @@ def test_forest_refuses_what_a_tree_cannot_be():
 def test_forest_reverses_stored_in_trees():
     f = forest([Tree(2, ((0, 1, 0), (1, 2, 0)), 2)], "in")  # 0 -> 1 -> 2, root 2
     assert (f.up.tolist(), f.node.tolist(), f.depth.tolist()) == ([1, 2], [0, 1], [2, 1])
+
+
+def one_round_reference(f, kind, tries):
+    """The stated choice without stopping early: each kind's tied schedules (longest way
+    first, then ``tries`` random ties), the other kind's run backwards, then both repairs;
+    a later candidate replaces the best only where strictly shorter."""
+    _, arc = f.arc_ids()
+    on_arc = np.bincount(arc)
+    repairs = min(tries, REPAIR_WORK // f.jobs - 1)
+
+    def tied(k):
+        prio = -(f.below + 1 if k == "forward" else f.depth)
+        rng = random.Random(0)
+        best = list_schedule(f, arc, k, 1, (f.node, f.tree, prio))
+        for _ in range(tries):
+            noise = np.array([rng.random() for _ in range(f.jobs)])
+            s = list_schedule(f, arc, k, 1, (f.node, f.tree, noise, prio))
+            if s.length < best.length:
+                best = s
+        return best
+
+    other = "reduce" if kind == "forward" else "forward"
+    found = [(kind, tied(kind)), (other, tied(other))]
+    if repairs:
+        found += [(k, repaired_schedule(f, arc, k, 1 + repairs, 0)) for k in (kind, other)]
+    best_order, best_length = None, None
+    for k, s in found:
+        if best_length is None or s.length < best_length:
+            best_order = s.order if k == kind else on_arc[arc] - 1 - s.order
+            best_length = s.length
+    return best_order
+
+
+@given(shared_trees(), st.integers(0, 6))
+@settings(deadline=None, max_examples=40)
+def test_one_round_orders_are_the_stated_choice_for_both_kinds_at_once(trees, tries):
+    # stopping at the floor and sharing the schedules of an AllReduce's two kinds must not
+    # change what either kind chooses
+    f = forest(trees)
+    both = fifo_orders(f, ("reduce", "forward"), tries=tries)
+    for kind in ("forward", "reduce"):
+        assert both[kind].tolist() == one_round_reference(f, kind, tries).tolist()
+
+
+@given(shared_trees(), st.integers(1, 3), st.integers(0, 6))
+@settings(deadline=None, max_examples=40)
+def test_an_allreduces_two_orders_are_each_kinds_order_alone(trees, rounds, tries):
+    # the two kinds share their schedules; sharing must not change what either chooses
+    f = forest(trees)
+    both = fifo_orders(f, ("reduce", "forward"), rounds=rounds, tries=tries)
+    for kind in ("forward", "reduce"):
+        alone = fifo_orders(f, (kind,), rounds=rounds, tries=tries)[kind]
+        assert both[kind].tolist() == alone.tolist()

@@ -15,7 +15,12 @@ from hypothesis import strategies as st
 from supermesh.sim.packing import tree_bytes
 from supermesh.topologies import build
 from supermesh.trees.schedule.forest import forest
-from supermesh.trees.schedule.list_schedule import list_schedule, repaired_schedule
+from supermesh.trees.schedule.list_schedule import (
+    lexsort,
+    list_schedule,
+    list_schedules,
+    repaired_schedule,
+)
 from supermesh.trees.throughput.pack import pack_throughput
 
 
@@ -65,3 +70,40 @@ def test_smbi_8x8_at_8_chunks_a_tree_repairs_to_its_busiest_link():
     s = repaired_schedule(f, arc, "forward", 8)
     assert s.length == load
     check(f, arc, "forward", s)
+
+
+keys_of = st.integers(0, 60).flatmap(
+    lambda n: st.lists(
+        st.one_of(
+            st.lists(st.integers(-3, 3), min_size=n, max_size=n).map(np.array),
+            st.lists(st.integers(0, 1 << 40), min_size=n, max_size=n).map(np.array),
+            st.lists(st.sampled_from([0.0, 0.25, 0.5, -1.0]), min_size=n, max_size=n).map(np.array),
+            st.lists(st.booleans(), min_size=n, max_size=n).map(np.array),
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+
+
+@given(keys_of)
+@settings(deadline=None, max_examples=300)
+def test_lexsort_sorts_as_numpy_lexsort(keys):
+    # wide integer keys force the re-ranking between keys; repeated values test the ties
+    assert lexsort(keys).tolist() == np.lexsort(keys).tolist()
+
+
+@given(shared_trees(), st.sampled_from(["forward", "reduce"]), st.integers(1, 5), st.randoms())
+@settings(deadline=None, max_examples=60)
+def test_schedules_run_together_are_each_the_schedule_alone(trees, kind, copies, rng):
+    f = forest(trees)
+    _, arc = f.arc_ids()
+    keys = [(f.node, np.array([rng.random() for _ in range(f.jobs)])) for _ in range(copies)]
+    together = list_schedules(f, arc, kind, keys)
+    assert len(together) == copies
+    for k, s in zip(keys, together, strict=True):
+        alone = list_schedule(f, arc, kind, 1, k)
+        check(f, arc, kind, s)
+        assert s.length == alone.length
+        assert s.order.tolist() == alone.order.tolist()
+        assert s.slot.tolist() == alone.slot.tolist()
