@@ -40,6 +40,7 @@ from supermesh.trees.schedule import reverse_packing
 
 __all__ = [
     "LONG_SHARE",
+    "MORE_PARTS_SLACK",
     "OTHER_DIRECTION_UP_TO",
     "OTHER_PACKINGS_UP_TO",
     "STREAMING",
@@ -60,6 +61,12 @@ in-trees at 1.0084 of the bound, the AllGather's out-trees reversed at 1.0019; t
 2.9x as long, 8.8 -> 27 s side by side on a loaded machine)."""
 STREAMING = 1.002
 """A run within this factor of the cut bound streams: no other packing is tried."""
+MORE_PARTS_SLACK = 1.01
+""":func:`free_share_choice` tries more copies of the free-share trees unless the last were
+slower than the fastest so far by more than this factor: runs of one round land within a few
+cycles of each other where more parts still pay (mesh 4x4 AllReduce 1 MiB, booksim: 1, 2 and 4
+copies at 74,125, 74,128 and 73,391 cycles), and far apart where they do not (SMAlter 5x5:
+1.01 of the bound, then 2.8)."""
 LONG_SHARE = 4
 """Other packings are tried only where a tree's share is at least this many chunks; below, the
 run is mostly latency (fill and hop costs), which the packing changes little (SMAlter 5x5
@@ -87,7 +94,9 @@ def other_packings(
     (latency-bound), the packing of :func:`packet_parts`'s part
     count, if it proposes one. Otherwise empty when the best of ``program``'s tries is within
     :data:`STREAMING` of the packing's own bound (an AllReduce's: ReduceScatter then
-    AllGather, which its equal-root trees run, not the free-share rate they cannot reach),
+    AllGather, which its equal-root trees run, not the free-share rate they cannot reach;
+    up to :data:`OTHER_PACKINGS_UP_TO` ranks, by its rounds of one chunk of every tree alone,
+    not its one-round tries),
     else twice the parts and the other direction's fewest-parts packing reversed, if the
     topology is symmetric (see the module docstring). Only packings at ``packing``'s rate are
     returned.
@@ -164,7 +173,10 @@ def other_packings(
         if not bound:
             return []
         bound_time = nbytes / (bound * params.link_bandwidth())
-        if min(t["time"] for t in timed) <= STREAMING * bound_time:
+        # where other packings cost a second (few ranks), a one-round run within STREAMING
+        # may still lose to one (SMAlter 4x4 ReduceScatter 64 MiB, paper: 1.0019 of the bound
+        # on its own trees, 1.0010 on twice the parts): only the rounds count there
+        if min(t["time"] for t in (tries if few else timed)) <= STREAMING * bound_time:
             return []
         first = min(tries, key=lambda t: t["time"])
         if first["time"] - bound_time <= _fill(packing, first["chunk_bytes"], collective, params):
@@ -334,9 +346,10 @@ def free_share_choice(
 
     Parts of the vector that float may beat equal parts (the mesh's corners):
     :func:`~supermesh.trees.schedule.free_share_packing`'s multiples are tried in turn until
-    one runs within :data:`STREAMING` of the free-share bound or slower than the one before
-    (each takes CP-SAT seconds). Where floating parts gain no rate,
-    :func:`~supermesh.trees.schedule.whole_tree_packing`'s few whole trees are tried instead.
+    one runs within :data:`STREAMING` of the free-share bound or slower than the fastest
+    before it by more than :data:`MORE_PARTS_SLACK` (each takes CP-SAT seconds). Where
+    floating parts gain no rate, :func:`~supermesh.trees.schedule.whole_tree_packing`'s few
+    whole trees are tried instead.
 
     Parameters
     ----------
@@ -394,7 +407,7 @@ def free_share_choice(
         mine = tuned_program(G, [p], "allreduce", nbytes, params)
         now = fastest_try(mine[0])
         best = faster(best, mine)
-        if now <= enough or now >= before:
+        if now <= enough or now > MORE_PARTS_SLACK * before:
             break  # near the bound, or more parts stream worse (SMAlter 5x5: 1.01, then 2.8)
-        before = now
+        before = min(before, now)
     return best

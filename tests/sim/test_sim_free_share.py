@@ -67,3 +67,18 @@ def test_above_the_free_share_size_the_bound_is_reducescatter_then_allgather() -
     # 81 ranks: equal parts, a corner's 2 links carry 80 shards, 81/40 links per phase
     b = throughput_bound_for(build("mesh:9x9"), "allreduce")
     assert b.certificate["algbw_links"] == "81/80"
+
+
+def test_more_copies_are_tried_while_the_last_ran_within_a_slot_of_the_fastest() -> None:
+    # mesh 4x4 AllReduce 1 MiB, booksim: 1 and 2 copies of the free-root trees run within a few
+    # cycles of each other (74,125 and 74,128); 4 copies are faster still, and a stop at the
+    # first copy count no faster than the one before never reached them
+    r = run_algorithm(build("mesh:4x4"), "throughput", "allreduce", MIB, get_preset("booksim"))
+    best = {}
+    for t in r.meta["tried"]:
+        if t["rule"].startswith("free-roots"):
+            best[t["rule"]] = min(best.get(t["rule"], float("inf")), t["time"])
+    assert set(best) == {"free-roots x1", "free-roots x2", "free-roots x4"}
+    assert abs(best["free-roots x2"] - best["free-roots x1"]) < 0.01 * best["free-roots x1"]
+    assert best["free-roots x4"] < min(best["free-roots x1"], best["free-roots x2"])
+    assert r.time == min(t["time"] for t in r.meta["tried"])

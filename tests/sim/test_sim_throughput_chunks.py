@@ -191,3 +191,35 @@ def test_smbi_8x8_reducescatter_runs_the_allgather_trees_reversed_at_the_bound()
     assert own > 1.005 * r.lower_bound
     assert r.time <= 1.002 * r.lower_bound
     assert r.time == min(t["time"] for t in r.meta["tried"] if "reversed" in t["rule"])
+
+
+def test_one_round_tries_go_on_while_each_beats_the_one_before_it():
+    # SMBi 8x8 ReduceScatter 512 MiB, booksim, on the AllGather's trees reversed: rounds of
+    # 36 KiB chunks run best of the pipelined tries; one round of 2 chunks a tree is a hair
+    # slower than that but faster than one chunk a tree, and more chunks a tree reach
+    # the bound. Held to the best, the tries stopped at 2 chunks (1.0074 of the bound)
+    params = get_preset("booksim")
+    r = run_algorithm(build("smbi:8x8"), "throughput", "reducescatter", 512 * MIB, params)
+    assert r.lower_bound == pytest.approx(63 * 2 * MIB / params.link_bandwidth())
+    assert r.time <= 1.001 * r.lower_bound
+    assert r.meta["one_round"] is True
+    mine = [t for t in r.meta["tried"] if "reversed" in t["rule"]]
+    pipelined = min(t["time"] for t in mine if not t.get("one_round"))
+    by_chunks = {2 * MIB // t["chunk_bytes"]: t["time"] for t in mine if t.get("one_round")}
+    one_chunk = next(t["time"] for t in mine if t["chunk_bytes"] == 2 * MIB)
+    assert pipelined < by_chunks[2] < one_chunk
+    assert max(by_chunks) >= 4
+    assert r.time == min(by_chunks.values())
+
+
+
+def test_on_few_ranks_a_one_round_run_within_streaming_still_tries_other_packings():
+    # SMAlter 4x4 ReduceScatter 64 MiB, paper: one round of 4 chunks a tree on the fewest
+    # parts runs within 0.2% of the bound, its rounds do not; twice the parts run closer still
+    params = get_preset("paper")
+    r = run_algorithm(build("smalter:4x4"), "throughput", "reducescatter", 64 * MIB, params)
+    first = [t for t in r.meta["tried"] if t["rule"] == "throughput, parts auto"]
+    assert min(t["time"] for t in first) <= 1.002 * r.lower_bound
+    assert min(t["time"] for t in first if not t.get("one_round")) > 1.002 * r.lower_bound
+    assert r.time < min(t["time"] for t in first)
+    assert r.time <= 1.001 * r.lower_bound
