@@ -212,7 +212,6 @@ def test_one_round_tries_go_on_while_each_beats_the_one_before_it():
     assert r.time == min(by_chunks.values())
 
 
-
 def test_on_few_ranks_a_one_round_run_within_streaming_still_tries_other_packings():
     # SMAlter 4x4 ReduceScatter 64 MiB, paper: one round of 4 chunks a tree on the fewest
     # parts runs within 0.2% of the bound, its rounds do not; twice the parts run closer still
