@@ -66,6 +66,7 @@ _EXPORTS: dict[str, str] = {
     "way_to_go": "supermesh.trees.schedule.list_schedule",
     "Job": "supermesh.trees.schedule.fifo",
     "fifo_order": "supermesh.trees.schedule.fifo",
+    "fifo_orders": "supermesh.trees.schedule.fifo",
     "fifo_slots": "supermesh.trees.schedule.fifo",
     "Forest": "supermesh.trees.schedule.forest",
     "forest": "supermesh.trees.schedule.forest",
