@@ -12,7 +12,9 @@ Modules, in the order data flow:
 - :mod:`~supermesh.sim.presets`: :class:`SimParams` and the named presets (``booksim``,
   ``paper``), every constant with its source.
 - :mod:`~supermesh.sim.algorithms`: a named algorithm -> its trees or its baseline program, and
-  the run; :mod:`~supermesh.sim.defaults`: the names, and the one run when none is named;
+  the run; :mod:`~supermesh.sim.throughput_run`: what a throughput run simulates (rings where
+  they stream, else the search over trees of the smallest heights) and its bound;
+  :mod:`~supermesh.sim.defaults`: the names, and the one run when none is named;
   :mod:`~supermesh.sim.tree_sets`: a tree algorithm's trees (from
   :func:`supermesh.trees.schedule.collective_trees`) and their cache key.
 - :mod:`~supermesh.sim.collectives` (tree sets -> a program), :mod:`~supermesh.sim.packing`
@@ -55,6 +57,8 @@ _EXPORTS: dict[str, str] = {
     # algorithms and programs
     "ALGORITHMS": "supermesh.sim.defaults",
     "run_algorithm": "supermesh.sim.algorithms",
+    "throughput_bound_for": "supermesh.sim.throughput_run",
+    "throughput_program": "supermesh.sim.throughput_run",
     "tree_sets_for": "supermesh.sim.tree_sets",
     "COLLECTIVES": "supermesh.sim.collectives",
     "SIM_COLLECTIVES": "supermesh.sim.collectives",

@@ -69,13 +69,12 @@ topology, direction and part count).
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import MutableMapping
 from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import ResourceError, SpecError
+from supermesh.errors import SpecError
 from supermesh.sim.baselines.dispatch import BASELINES, baseline_program
 from supermesh.sim.bounds import ThroughputBound, collective_bound
 from supermesh.sim.collectives import check_collective, tree_program
@@ -91,72 +90,17 @@ from supermesh.sim.defaults import (
 )
 from supermesh.sim.link_costs import serial_capacity_network
 from supermesh.sim.presets import SimParams
-from supermesh.sim.program import Program
 from supermesh.sim.result import SimResult
 from supermesh.sim.run import evaluate
+from supermesh.sim.throughput_run import (
+    check_throughput_collective,
+    throughput_bound_for,
+    throughput_program,
+)
 from supermesh.sim.tree_sets import phase_trees_for, trees_key
 from supermesh.trees.model import TreePacking, TreeSet
 
 __all__ = ["run_algorithm", "throughput_bound_for"]
-
-
-def throughput_bound_for(
-    G: nx.MultiDiGraph, collective: str, memo: MutableMapping[Any, Any] | None = None
-) -> ThroughputBound:
-    """The bound a throughput run is held to, as the simulator's :class:`ThroughputBound`.
-
-    ReduceScatter / AllGather: the exact cut bound (the same value as
-    :func:`~supermesh.sim.bounds.collective_bound`, exact in the certificate). AllReduce: the
-    fastest reduce-then-broadcast, ``R / 2`` links where each phase moves the vector at the
-    free-root rate ``R`` (:func:`~supermesh.trees.schedule.free_share_rate`, its LP-duality
-    bound; on up to :data:`~supermesh.trees.schedule.FREE_SHARE_RANKS` ranks, where the run
-    tries free shares), else ReduceScatter then AllGather, ``1 / (1 / rho_RS + 1 / rho_AG)``.
-    Either holds for every algorithm of the tool that reduces and then broadcasts (all but
-    TTO's, which leaves a chiplet out), not for AllReduce as such (that is the rank
-    connectivity of :func:`~supermesh.sim.bounds.collective_bound`).
-
-    Parameters
-    ----------
-    G : networkx.MultiDiGraph
-    collective : {"allgather", "reducescatter", "allreduce"}
-    memo : mutable mapping, optional
-        The free-share memo of ``G`` (shared with the run's packings).
-
-    Examples
-    --------
-    >>> from supermesh.topologies import build
-    >>> b = throughput_bound_for(build("mesh:9x9"), "allreduce")  # 81 ranks: RS + AG
-    >>> b.certificate["algbw_links"]
-    '81/80'
-    >>> throughput_bound_for(build("mesh:4x4"), "allreduce").certificate["algbw_links"]
-    '4/3'
-    """
-    from fractions import Fraction
-
-    from supermesh.trees.bounds.throughput import throughput_bound
-    from supermesh.trees.schedule import free_share_rate
-
-    rb = throughput_bound(G, collective)
-    free = free_share_rate(G, memo) if collective == "allreduce" else None
-    if free is None:
-        return ThroughputBound(
-            float(rb.value),
-            {"algbw_links": str(rb.value), "collective": rb.collective, **rb.certificate},
-        )
-    value = free.upper / 2
-    shown = Fraction(value).limit_denominator(1000)
-    text = str(shown) if abs(shown - Fraction(value)) <= 1e-9 * value else f"{value:.9g}"
-    return ThroughputBound(
-        value,
-        {
-            "algbw_links": text,
-            "collective": "allreduce",
-            "scheme": "reduce then broadcast, free root shares",
-            "phase_rate_links": f"{free.upper:.9g}",
-            "phase_rate_status": free.status,
-            "reducescatter_allgather": {"algbw_links": str(rb.value), **rb.certificate},
-        },
-    )
 
 
 def run_algorithm(
@@ -245,8 +189,18 @@ def run_algorithm(
         )
     given = params
     if weighted:
-        program, params = _throughput_program(
-            G, collective, nbytes, params, trees, reduce_trees, roots, cache, time_limit
+        check_throughput_collective(collective)
+        if roots is not None:
+            raise SpecError(
+                "the throughput packing roots trees at every chiplet", hint="drop --roots"
+            )
+        if reduce_trees is not None:
+            raise SpecError(
+                "a throughput packing runs both phases on the same trees",
+                hint="give one tree file",
+            )
+        program, params = throughput_program(
+            G, collective, nbytes, params, trees=trees, cache=cache, time_limit=time_limit
         )
     elif algorithm == TACOS:
         from supermesh.sim.baselines.tacos_program import tacos_program
@@ -295,61 +249,3 @@ def run_algorithm(
         bound=bound,
         bins=bins,
     )
-
-
-def _throughput_program(
-    G: nx.MultiDiGraph,
-    collective: str,
-    nbytes: int,
-    params: SimParams,
-    trees: TreePacking | list[TreeSet] | None,
-    reduce_trees: TreePacking | list[TreeSet] | None,
-    roots: str | None,
-    cache: MutableMapping[Any, Any],
-    time_limit: float,
-) -> tuple[Program, SimParams]:
-    """The program of a throughput run and its parameters: the given packing, or the fastest
-    of the packings built (and cached) for it at the chunk sizes
-    :func:`~supermesh.sim.chunk_choice.tuned_program` tries."""
-    from supermesh.sim.chunk_choice import tuned_program
-    from supermesh.sim.packing import check_packing_memory, packing_program
-    from supermesh.sim.packing_choice import faster, free_share_choice, other_packings
-    from supermesh.topologies.model import compute_nodes
-    from supermesh.trees.schedule.collective import natural_direction, throughput_packing
-
-    if collective not in ("reducescatter", "allgather", "allreduce"):
-        raise SpecError(
-            f"the throughput packing is for ReduceScatter / AllGather / AllReduce, "
-            f"not {collective}",
-            hint="use --algorithm pipeline",
-        )
-    if roots is not None:
-        raise SpecError("the throughput packing roots trees at every chiplet", hint="drop --roots")
-    if reduce_trees is not None:
-        raise SpecError(
-            "a throughput packing runs both phases on the same trees",
-            hint="give one tree file",
-        )
-    if trees is None:
-        # at least one tree per rank, each reaching every other: refuse before building them
-        # (a 64x64 packing takes seconds to construct, its run hundreds of GiB)
-        ranks = len(compute_nodes(G))
-        check_packing_memory(collective, ranks, ranks * (ranks - 1))
-        direction = natural_direction(collective)
-        spec = G.graph.get("spec", id(G))
-        memos = {d: cache.setdefault(("throughput", spec, d), {}) for d in ("out", "in")}
-        # the fewest equal parts that reach the bound; the chunk size is searched
-        packing = throughput_packing(G, direction, time_limit=time_limit, memo=memos[direction])
-        best = tuned_program(G, [packing], collective, nbytes, params)
-        others = other_packings(G, packing, best[0], collective, params, memos, time_limit)
-        if others:
-            with contextlib.suppress(ResourceError):  # more trees than memory: not a try
-                best = faster(best, tuned_program(G, others, collective, nbytes, params))
-        if collective == "allreduce":
-            free_memo = cache.setdefault(("free-share", spec), {})
-            best = free_share_choice(G, nbytes, params, best, free_memo, time_limit)
-        return best
-    if isinstance(trees, TreePacking):
-        return packing_program(G, trees, collective, nbytes, params), params
-    flat = [t for s in trees for t in s.trees]
-    return packing_program(G, flat, collective, nbytes, params, direction="out"), params

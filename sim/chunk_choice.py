@@ -24,7 +24,7 @@ from supermesh.sim.presets import SimParams
 from supermesh.sim.program import Program
 from supermesh.trees.model import Tree, TreePacking
 
-__all__ = ["ONE_ROUND_CHUNKS", "SEARCH_UP_TO", "chunk_candidates", "tuned_program"]
+__all__ = ["ONE_ROUND_CHUNKS", "SEARCH_UP_TO", "chunk_candidates", "ring_program", "tuned_program"]
 
 SEARCH_UP_TO = 100
 """Ranks up to which :func:`chunk_candidates` offers three chunk sizes (above: one)."""
@@ -214,4 +214,56 @@ def tuned_program(
     _, program, q, _ = best
     program.meta["chunk_bytes"] = q.chunk_bytes
     program.meta["tried"] = tried
+    return program, q
+
+
+def ring_program(
+    G: nx.MultiDiGraph,
+    packing: TreePacking,
+    collective: str,
+    nbytes: int,
+    params: SimParams,
+) -> tuple[Program, SimParams]:
+    """The program of a ring packing (:func:`~supermesh.trees.throughput.rings.ring_packing`)
+    at one chunk a tree, simulated.
+
+    One chunk a tree is the ring's best chunk: every arc is busy from the first slot to the
+    last, so more chunks only pay the hop latency more often. Its time is in the one
+    ``meta["tried"]`` entry, as :func:`tuned_program` records a try.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    packing : TreePacking
+        The rings, in the collective's direction (AllReduce: out-trees).
+    collective : {"allgather", "reducescatter", "allreduce"}
+    nbytes : int
+    params : SimParams
+
+    Returns
+    -------
+    Program, SimParams
+        The program and the parameters it was built for.
+
+    Examples
+    --------
+    >>> from supermesh.sim.presets import get_preset
+    >>> from supermesh.topologies import build
+    >>> from supermesh.trees.throughput.rings import ring_packing
+    >>> G, paper = build("smalter:8x8"), get_preset("paper")
+    >>> prog, q = ring_program(G, ring_packing(G), "allgather", 512 << 20, paper)
+    >>> q.chunk_bytes  # 512 MiB over 64 ranks x 4 rings
+    2097152
+    >>> round(prog.meta["tried"][0]["time"], 6)  # 63 transfers of 2 MiB at 25 B/ns, 20 ns a hop
+    5286083.04
+    """
+    smallest = min(tree_bytes(list(packing.trees), nbytes, collective))
+    q = dataclasses.replace(params, chunk_bytes=max(1, math.ceil(smallest)))
+    program = packing_program(G, packing, collective, nbytes, q)
+    end = run_program(apply_link_costs(G, program, q)).end
+    rule = packing.stats.get("rule", packing.method)
+    program.meta["chunk_bytes"] = q.chunk_bytes
+    program.meta["tried"] = [
+        {"chunk_bytes": q.chunk_bytes, "trees": len(packing.trees), "rule": rule, "time": end}
+    ]
     return program, q

@@ -93,12 +93,14 @@ def print_throughput(p: TreePacking) -> None:
         )
     for line in lines:
         out.print(wrapped(line), markup=False)
-    table = Table(title="rate per height cap (the knob: --max-height, --min-rate, --root-slack)")
-    table.add_column("max height cap", justify="right")
-    table.add_column("rate / bound", justify="right")
-    for row in st.get("tradeoff", []):
-        table.add_row(str(row["max_height"]), f"{100 * row['rate_fraction']:.2f}%")
-    out.print(table)
+    if st.get("tradeoff"):  # rings have no height cap to trade
+        knob = "the knob: --max-height, --min-rate, --root-slack"
+        table = Table(title=f"rate per height cap ({knob})")
+        table.add_column("max height cap", justify="right")
+        table.add_column("rate / bound", justify="right")
+        for row in st["tradeoff"]:
+            table.add_row(str(row["max_height"]), f"{100 * row['rate_fraction']:.2f}%")
+        out.print(table)
     out.print(
         f"status {p.status}: rate {st['algbw_links']} of {st['optimum']}, max height "
         f"{p.objective}, lower bound {p.lower_bound}; {st.get('wall_time', 0):.2f} s",

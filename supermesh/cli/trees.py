@@ -43,15 +43,17 @@ from supermesh.trees.packing.methods import METHODS, pack_by_method
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_METHODS = (*METHODS, "paper", "colgen")
+_METHODS = (*METHODS, "paper", "colgen", "rings")
 _ROOTS_HERE = " Here: one set [default: corners]; not with --method tto."
 _METHOD_HELP = (
     "cpsat: height-optimal (CP-SAT, proven or with the gap); construct: fast constructions, no "
     "solver; tto: TTO's 3 corner trees on a mesh (bottom-left corner relays only); algorithm1: "
     "the SuperMesh paper's Algorithm 1 (a baseline that can get stuck). With --root-sets: cpsat "
     "searches the partition, paper takes the paper's one-root-per-side rule. With --throughput: "
-    "construct (the mesh and SMBi closed forms, any size), colgen (column generation); "
-    "default: construct where it is height-optimal or the grid is large."
+    "construct (the mesh and SMBi closed forms, any size), colgen (column generation), rings "
+    "(one tree per Hamiltonian cycle and rank: tall trees whose one round never waits, what "
+    "`sim` runs where they reach the bound); default: construct where it is height-optimal or "
+    "the grid is large."
 )
 _THROUGHPUT_HELP = (
     "Throughput-optimal ReduceScatter/AllGather: every chiplet roots several trees carrying "
@@ -119,13 +121,16 @@ def run_throughput(
     time_limit: float,
     method: str = "auto",
 ) -> tuple[nx.MultiDiGraph, TreePacking]:
-    """``--throughput``: check the options, then call ``pack_throughput``."""
+    """``--throughput``: check the options, then call ``pack_throughput`` (``ring_packing``
+    for ``--method rings``)."""
     from supermesh.trees.throughput.pack import pack_throughput
 
     collective = collective or ("reducescatter" if direction == "in" else "allgather")
     if collective == "allgather" and direction == "in":
         raise SpecError("AllGather uses out-trees", hint="drop --direction in")
     parts = _parts(parts_text)
+    if method == "rings":
+        return run_rings(spec, collective, parts, max_height, min_rate, root_slack, time_limit)
     G = load_spec(spec)
     return G, pack_throughput(
         G,
@@ -138,6 +143,46 @@ def run_throughput(
         parts_time_limit=time_limit,
         method=method,
     )
+
+
+def run_rings(
+    spec: str,
+    collective: str,
+    parts: int | str | None,
+    max_height: int | None,
+    min_rate: float,
+    root_slack: int | None,
+    time_limit: float,
+) -> tuple[nx.MultiDiGraph, TreePacking]:
+    """``--throughput --method rings``: the topology's rings, or a SolverError saying why not."""
+    from supermesh.errors import SolverError
+    from supermesh.trees.throughput.rings import RINGS_UP_TO, ring_packing
+
+    shaping = {
+        "--parts": parts is not None,
+        "--max-height": max_height is not None,
+        "--min-rate": min_rate != 1.0,
+        "--root-slack": root_slack is not None,
+    }
+    if any(shaping.values()):
+        given_now = ", ".join(k for k, v in shaping.items() if v)
+        raise SpecError(
+            f"{given_now} shape the trees of the smallest heights; rings are k trees per rank, "
+            "each as tall as there are ranks less one",
+            hint="drop them, or drop --method rings",
+        )
+    G = load_spec(spec)
+    direction = "in" if collective == "reducescatter" else "out"
+    packing = ring_packing(G, direction, time_limit=time_limit)
+    if packing is None:
+        raise SolverError(
+            f"no rings at the cut bound on {spec}: they need every chiplet a rank, links of "
+            f"one bandwidth, at most {RINGS_UP_TO} ranks, a cut bound of k n / (n - 1) links "
+            "(k the fewest links into a rank) and k disjoint Hamiltonian cycles, which an odd "
+            "grid (a bipartite graph with unequal sides) never has",
+            hint="drop --method rings: the trees of the smallest heights reach the bound",
+        )
+    return G, packing
 
 
 _THROUGHPUT_OPTIONS = (
@@ -255,7 +300,7 @@ def trees(
 
     if throughput_flag:
         extra = [n for n in ("roots_text", "k", "root_sets_flag") if given(ctx, n)]
-        if method not in ("cpsat", "construct", "colgen"):
+        if method not in ("cpsat", "construct", "colgen", "rings"):
             extra.append("method")
         refuse_unused(
             ctx, extra, "with --throughput: it roots trees at every chiplet, by its own method"
@@ -267,8 +312,11 @@ def trees(
         )  # fmt: skip
     if method == "paper" and not root_sets_flag:
         raise SpecError("--method paper is the paper's root-set rule", hint="add --root-sets")
-    if method == "colgen" and not throughput_flag:
-        raise SpecError("--method colgen is the throughput packer", hint="add --throughput")
+    if method in ("colgen", "rings") and not throughput_flag:
+        raise SpecError(
+            f"--method {method} is a throughput packing (trees at every chiplet, all at once)",
+            hint="add --throughput",
+        )
     if roots_text is not None:
         roots_text = check_roots(roots_text)
     if draw:

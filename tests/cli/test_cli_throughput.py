@@ -137,6 +137,49 @@ def test_trees_throughput_bad_options(run_cli, args):
     assert "hint:" in err
 
 
+def test_trees_throughput_rings_write_what_sim_runs(run_cli, tmp_path):
+    # SMBi 4x4: 4 rings of 16 chiplets, 64 trees of height 15 at 64/15 links; the file runs
+    # at one chunk a tree, as sim's own throughput run: 15 transfers of 512 MiB / 64 a link
+    path = tmp_path / "rings.json"
+    code, out, _ = run_cli(
+        "trees", "smbi:4x4", "--throughput", "--method", "rings", "-o", str(path)
+    )
+    assert code == 0
+    assert "64 out-trees, all at once (rings), 4 per rank" in out
+    assert "rate reached   64/15" in out
+    assert "max height     15" in out
+    assert "max height cap" not in out  # no height cap to trade
+    doc = json.loads(path.read_text())
+    assert doc["method"] == "rings"
+    code, out, _ = run_cli("verify", str(path))
+    assert code == 0
+    code, out, _ = run_cli(
+        "sim", "smbi:4x4", "--trees", str(path), "-c", "allgather", "--size", "512MiB",
+        "--preset", "paper", "--json", "--no-links",
+    )  # fmt: skip
+    assert code == 0
+    run = json.loads(out)
+    assert run["meta"]["chunk_bytes"] == 8 * MIB
+    assert run["seconds"] == pytest.approx(15 * (8 * MIB / 25 + 20) * 1e-9, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "words"),
+    [
+        (("smbi:5x5", "--throughput", "--method", "rings"), 1, "no rings at the cut bound"),
+        (("smbi:4x4", "--method", "rings"), 2, "add --throughput"),
+        (("smbi:4x4", "--throughput", "--method", "rings", "--parts", "4"), 2, "--parts"),
+    ],
+)
+def test_trees_rings_refused_where_they_do_not_apply(run_cli, tmp_path, args, code, words):
+    path = tmp_path / "none.json"
+    got, _, err = run_cli("trees", *args, "-o", str(path))
+    assert got == code
+    assert words in err
+    assert "hint:" in err
+    assert not path.exists()
+
+
 # ---------------------------------------------------------------------------- sim
 @pytest.mark.parametrize("preset", ["booksim", "paper"])
 def test_sim_allgather_throughput(run_cli, preset):

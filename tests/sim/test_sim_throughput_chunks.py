@@ -20,6 +20,23 @@ from supermesh.topologies import build
 MIB = 1 << 20
 
 
+def trees_only(spec: str, collective: str, nbytes: int, params):
+    """A throughput run over the trees of the smallest heights, the rings left out.
+
+    The tests below check that search (chunk sizes, one-round tries, other packings); on the
+    even grids the rings' run streams and skips it (tests/sim/test_sim_rings.py).
+    """
+    from supermesh.sim.run import evaluate
+    from supermesh.sim.throughput_run import throughput_bound_for, throughput_program
+
+    G = build(spec)
+    program, q = throughput_program(G, collective, nbytes, params, rings=False)
+    bound = throughput_bound_for(G, collective)
+    return evaluate(
+        G, program, q, collective=collective, algorithm="throughput", nbytes=nbytes, bound=bound
+    )
+
+
 def test_one_chunk_per_tree_reaches_the_mesh_cut_bound():
     G = build("mesh:4x4")
     params = get_preset("booksim")
@@ -98,8 +115,7 @@ def test_smalter_4x4_streams_at_the_bound_with_twice_the_parts(collective):
     # than 1.007 of the bound at any chunk size (paper preset, 512 MiB); 8 parts with one chunk
     # per tree stream: within 0.2% (issue 17). (The fewest parts' ReduceScatter as one round of
     # 2 chunks a tree also reaches 1.0003: the one-round tries are not held to the 1.007.)
-    G = build("smalter:4x4")
-    r = run_algorithm(G, "throughput", collective, 512 * MIB, get_preset("paper"))
+    r = trees_only("smalter:4x4", collective, 512 * MIB, get_preset("paper"))
     fewest = [t for t in r.meta["tried"] if t["trees"] == 64 and not t.get("one_round")]
     assert fewest
     assert min(t["time"] for t in fewest) > 1.007 * r.lower_bound
@@ -128,7 +144,7 @@ def test_smalter_5x5_allgather_runs_on_the_reducescatter_trees_reversed(preset):
 
 
 def test_a_run_that_streams_tries_no_other_part_count():
-    r = run_algorithm(build("mesh:4x4"), "throughput", "allgather", 512 * MIB, get_preset())
+    r = trees_only("mesh:4x4", "allgather", 512 * MIB, get_preset())
     assert {t["trees"] for t in r.meta["tried"]} == {32}
 
 
@@ -158,11 +174,11 @@ def test_a_run_short_of_the_bound_only_by_its_fill_tries_no_other_packing():
     # (1.026 at best, as one round of 2 chunks a tree) and twice the parts bring it to 1.005
     params = get_preset("booksim")
     hop = params.hop_latency + params.link_release
-    r = run_algorithm(build("smbi:4x4"), "throughput", "allgather", 4 * MIB, params)
+    r = trees_only("smbi:4x4", "allgather", 4 * MIB, params)
     assert {t["trees"] for t in r.meta["tried"]} == {64}
     assert r.time > 1.002 * r.lower_bound
     assert r.time - r.lower_bound <= r.meta["chunk_bytes"] / params.link_bandwidth() + 6 * hop
-    s = run_algorithm(build("smalter:4x4"), "throughput", "allgather", 4 * MIB, params)
+    s = trees_only("smalter:4x4", "allgather", 4 * MIB, params)
     first = min(t["time"] for t in s.meta["tried"] if t["trees"] == 64)
     assert first > 1.02 * s.lower_bound
     assert s.time < 1.006 * s.lower_bound
@@ -174,7 +190,7 @@ def test_smbi_8x8_allgather_runs_its_chunks_as_one_round_at_the_bound():
     # transfers' time, 1.016 of it); chunks of a tree list-scheduled as one round lose that
     # slot over hundreds and stay within the issue's 0.2%
     params = get_preset("paper")
-    r = run_algorithm(build("smbi:8x8"), "throughput", "allgather", 512 * MIB, params)
+    r = trees_only("smbi:8x8", "allgather", 512 * MIB, params)
     one_chunk = next(t["time"] for t in r.meta["tried"] if t["chunk_bytes"] == 2 * MIB)
     assert one_chunk == pytest.approx(64 * (2 * MIB / params.link_bandwidth() + 20.0))
     assert r.lower_bound == pytest.approx(63 * 2 * MIB / params.link_bandwidth())
@@ -187,7 +203,7 @@ def test_smbi_8x8_reducescatter_runs_the_allgather_trees_reversed_at_the_bound()
     # out-trees reversed arc by arc are its schedule mirrored in time, and reach what the
     # AllGather reaches (the test above)
     params = get_preset("paper")
-    r = run_algorithm(build("smbi:8x8"), "throughput", "reducescatter", 512 * MIB, params)
+    r = trees_only("smbi:8x8", "reducescatter", 512 * MIB, params)
     assert r.lower_bound == pytest.approx(63 * 2 * MIB / params.link_bandwidth())
     own = min(t["time"] for t in r.meta["tried"] if "reversed" not in t["rule"])
     assert own > 1.005 * r.lower_bound
@@ -201,7 +217,7 @@ def test_one_round_tries_go_on_while_each_beats_the_one_before_it():
     # slower than that but faster than one chunk a tree, and more chunks a tree reach
     # the bound. Held to the best, the tries stopped at 2 chunks (1.0074 of the bound)
     params = get_preset("booksim")
-    r = run_algorithm(build("smbi:8x8"), "throughput", "reducescatter", 512 * MIB, params)
+    r = trees_only("smbi:8x8", "reducescatter", 512 * MIB, params)
     assert r.lower_bound == pytest.approx(63 * 2 * MIB / params.link_bandwidth())
     assert r.time <= 1.001 * r.lower_bound
     assert r.meta["one_round"] is True
@@ -218,7 +234,7 @@ def test_on_few_ranks_a_one_round_run_within_streaming_still_tries_other_packing
     # SMAlter 4x4 ReduceScatter 64 MiB, paper: one round of 4 chunks a tree on the fewest
     # parts runs within 0.2% of the bound, its rounds do not; twice the parts run closer still
     params = get_preset("paper")
-    r = run_algorithm(build("smalter:4x4"), "throughput", "reducescatter", 64 * MIB, params)
+    r = trees_only("smalter:4x4", "reducescatter", 64 * MIB, params)
     first = [t for t in r.meta["tried"] if t["rule"] == "throughput, parts auto"]
     assert min(t["time"] for t in first) <= 1.002 * r.lower_bound
     assert min(t["time"] for t in first if not t.get("one_round")) > 1.002 * r.lower_bound

@@ -6,6 +6,9 @@
   (:mod:`~supermesh.trees.throughput.combs`, four arc-disjoint trees per root), on the grid
   facts of :mod:`~supermesh.trees.throughput.grid`; no solver, any size. Even SMAlter from 8x8:
   the combs with the border repaired by CP-SAT (:mod:`~supermesh.trees.throughput.alter`).
+- :mod:`~supermesh.trees.throughput.rings`: arc-disjoint directed Hamiltonian cycles (CP-SAT), one
+  tree per cycle and rank: at the cut bound on every even mesh, SMBi and SMAlter up to 10x10,
+  with tall trees but a one-round schedule that never waits.
 - :mod:`~supermesh.trees.throughput.lp`: column generation; the master LP in GLOP
   (:mod:`~supermesh.trees.throughput.master`) over the indexed network and its symmetry orbits
   (:mod:`~supermesh.trees.throughput.model`, :mod:`~supermesh.topologies.symmetry`);
@@ -44,6 +47,9 @@ _EXPORTS: dict[str, str] = {
     "free_root_packing": "supermesh.trees.throughput.free_roots",
     "constructed_packing": "supermesh.trees.throughput.construct",
     "construction_parts": "supermesh.trees.throughput.construct",
+    "RINGS_UP_TO": "supermesh.trees.throughput.rings",
+    "hamiltonian_rings": "supermesh.trees.throughput.rings",
+    "ring_packing": "supermesh.trees.throughput.rings",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

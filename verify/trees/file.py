@@ -43,6 +43,7 @@ METHODS = (
     "tto",
     "algorithm1",
     "colgen",
+    "rings",
     "root-sets:optimise",
     "root-sets:paper",
     "hand",

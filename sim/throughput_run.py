@@ -1,0 +1,247 @@
+"""A throughput run: the program of ``run_algorithm(..., "throughput", ...)`` and its bound.
+
+:func:`throughput_program` chooses what a throughput run simulates, in this order:
+
+1. the rings of the topology (:func:`~supermesh.trees.throughput.rings.ring_packing`: one tree
+   per Hamiltonian cycle and rank) at one chunk a tree, where they exist; when that run is
+   within :data:`~supermesh.sim.packing_choice.STREAMING` of the bound nothing else is tried,
+   since it loses only the hop latency of each transfer (every link is busy from the first
+   slot to the last);
+2. otherwise the trees of the smallest heights: the fewest equal parts at the bound
+   (:func:`~supermesh.trees.schedule.collective.throughput_packing`), their chunk size searched
+   (:func:`~supermesh.sim.chunk_choice.tuned_program`), other packings where those do not
+   stream (:func:`~supermesh.sim.packing_choice.other_packings`), and for AllReduce free root
+   shares (:func:`~supermesh.sim.packing_choice.free_share_choice`); the rings' run, where there
+   is one, competes with them.
+
+:func:`throughput_bound_for` is the bound such a run is held to.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import MutableMapping
+from typing import Any
+
+import networkx as nx
+
+from supermesh.errors import ResourceError, SpecError
+from supermesh.sim.bounds import ThroughputBound
+from supermesh.sim.presets import SimParams
+from supermesh.sim.program import Program
+from supermesh.trees.model import TreePacking, TreeSet
+
+__all__ = ["check_throughput_collective", "throughput_bound_for", "throughput_program"]
+
+
+def throughput_bound_for(
+    G: nx.MultiDiGraph, collective: str, memo: MutableMapping[Any, Any] | None = None
+) -> ThroughputBound:
+    """The bound a throughput run is held to, as the simulator's :class:`ThroughputBound`.
+
+    ReduceScatter / AllGather: the exact cut bound (the same value as
+    :func:`~supermesh.sim.bounds.collective_bound`, exact in the certificate). AllReduce: the
+    fastest reduce-then-broadcast, ``R / 2`` links where each phase moves the vector at the
+    free-root rate ``R`` (:func:`~supermesh.trees.schedule.free_share_rate`, its LP-duality
+    bound; on up to :data:`~supermesh.trees.schedule.FREE_SHARE_RANKS` ranks, where the run
+    tries free shares), else ReduceScatter then AllGather, ``1 / (1 / rho_RS + 1 / rho_AG)``.
+    Either holds for every algorithm of the tool that reduces and then broadcasts (all but
+    TTO's, which leaves a chiplet out), not for AllReduce as such (that is the rank
+    connectivity of :func:`~supermesh.sim.bounds.collective_bound`).
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    collective : {"allgather", "reducescatter", "allreduce"}
+    memo : mutable mapping, optional
+        The free-share memo of ``G`` (shared with the run's packings).
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> b = throughput_bound_for(build("mesh:9x9"), "allreduce")  # 81 ranks: RS + AG
+    >>> b.certificate["algbw_links"]
+    '81/80'
+    >>> throughput_bound_for(build("mesh:4x4"), "allreduce").certificate["algbw_links"]
+    '4/3'
+    """
+    from fractions import Fraction
+
+    from supermesh.trees.bounds.throughput import throughput_bound
+    from supermesh.trees.schedule import free_share_rate
+
+    rb = throughput_bound(G, collective)
+    free = free_share_rate(G, memo) if collective == "allreduce" else None
+    if free is None:
+        return ThroughputBound(
+            float(rb.value),
+            {"algbw_links": str(rb.value), "collective": rb.collective, **rb.certificate},
+        )
+    value = free.upper / 2
+    shown = Fraction(value).limit_denominator(1000)
+    text = str(shown) if abs(shown - Fraction(value)) <= 1e-9 * value else f"{value:.9g}"
+    return ThroughputBound(
+        value,
+        {
+            "algbw_links": text,
+            "collective": "allreduce",
+            "scheme": "reduce then broadcast, free root shares",
+            "phase_rate_links": f"{free.upper:.9g}",
+            "phase_rate_status": free.status,
+            "reducescatter_allgather": {"algbw_links": str(rb.value), **rb.certificate},
+        },
+    )
+
+
+def check_throughput_collective(collective: str) -> None:
+    """Refuse a collective other than ReduceScatter, AllGather and AllReduce.
+
+    Raises
+    ------
+    SpecError
+        Any other collective, with the algorithm that runs it as the hint.
+
+    Examples
+    --------
+    >>> check_throughput_collective("allgather")
+    >>> check_throughput_collective("broadcast")
+    Traceback (most recent call last):
+    ...
+    supermesh.errors.SpecError: the throughput packing is for ReduceScatter / AllGather / \
+AllReduce, not broadcast
+    """
+    if collective not in ("reducescatter", "allgather", "allreduce"):
+        raise SpecError(
+            f"the throughput packing is for ReduceScatter / AllGather / AllReduce, "
+            f"not {collective}",
+            hint="use --algorithm pipeline",
+        )
+
+
+def throughput_program(
+    G: nx.MultiDiGraph,
+    collective: str,
+    nbytes: int,
+    params: SimParams,
+    *,
+    trees: TreePacking | list[TreeSet] | None = None,
+    cache: MutableMapping[Any, Any] | None = None,
+    time_limit: float = 60.0,
+    rings: bool = True,
+) -> tuple[Program, SimParams]:
+    """The program of a throughput run and the parameters it was built for.
+
+    The given packing as it is, or the fastest of those built (and cached) for the topology, in
+    the order of the module docstring; ``meta["tried"]`` lists every candidate simulated, its
+    rule, chunk size and time, and ``meta["chunk_bytes"]`` the chunk kept.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    collective : {"reducescatter", "allgather", "allreduce"}
+    nbytes : int
+    params : SimParams
+    trees : TreePacking or list of TreeSet, optional
+        Run these (all at once) instead of building any, at the preset's chunk size (rings,
+        ``method="rings"``: one chunk a tree).
+    cache : mutable mapping, optional
+        Packings and free-share rates by topology (see
+        :func:`~supermesh.sim.algorithms.run_algorithm`).
+    time_limit : float
+        CP-SAT seconds per part split, height proof and ring search.
+    rings : bool
+        Try the topology's rings first (off: the trees of the smallest heights only).
+
+    Returns
+    -------
+    Program, SimParams
+
+    Raises
+    ------
+    SpecError
+        A collective other than the three.
+    ResourceError
+        A grid whose one-tree-per-rank program would not fit in memory.
+
+    Examples
+    --------
+    >>> from supermesh.sim.presets import get_preset
+    >>> from supermesh.topologies import build
+    >>> G, paper = build("smalter:8x8"), get_preset("paper")
+    >>> prog, q = throughput_program(G, "allgather", 512 << 20, paper)
+    >>> prog.meta["tried"][0]["rule"]
+    'rings: 4 arc-disjoint Hamiltonian cycles, one tree per cycle and rank'
+    >>> prog, q = throughput_program(build("smbi:5x5"), "allgather", 512 << 20, paper)
+    >>> prog.meta["tried"][0]["rule"]  # 13 + 12 chiplets: no Hamiltonian cycle
+    'throughput, parts auto'
+    """
+    from supermesh.sim.chunk_choice import tuned_program
+    from supermesh.sim.packing import check_packing_memory, packing_program
+    from supermesh.sim.packing_choice import faster, free_share_choice, other_packings
+    from supermesh.topologies.model import compute_nodes
+    from supermesh.trees.schedule.collective import natural_direction, throughput_packing
+
+    check_throughput_collective(collective)
+    if isinstance(trees, TreePacking):
+        if trees.method == "rings":  # one chunk a tree, as the rings' own run
+            from supermesh.sim.chunk_choice import ring_program
+
+            return ring_program(G, trees, collective, nbytes, params)
+        return packing_program(G, trees, collective, nbytes, params), params
+    if trees is not None:
+        flat = [t for s in trees for t in s.trees]
+        return packing_program(G, flat, collective, nbytes, params, direction="out"), params
+    cache = {} if cache is None else cache
+    # at least one tree per rank, each reaching every other: refuse before building them
+    # (a 64x64 packing takes seconds to construct, its run hundreds of GiB)
+    ranks = len(compute_nodes(G))
+    check_packing_memory(collective, ranks, ranks * (ranks - 1))
+    direction = natural_direction(collective)
+    spec = G.graph.get("spec", id(G))
+    memos = {d: cache.setdefault(("throughput", spec, d), {}) for d in ("out", "in")}
+    free_memo = cache.setdefault(("free-share", spec), {})
+    ring = None
+    if rings:
+        ring = _ring_run(G, collective, nbytes, params, memos[direction], free_memo, time_limit)
+        if ring is not None and ring[1]:
+            return ring[0]  # at the bound but for the hop latency of each transfer: no search
+    # the fewest equal parts that reach the bound; the chunk size is searched
+    packing = throughput_packing(G, direction, time_limit=time_limit, memo=memos[direction])
+    best = tuned_program(G, [packing], collective, nbytes, params)
+    others = other_packings(G, packing, best[0], collective, params, memos, time_limit)
+    if others:
+        with contextlib.suppress(ResourceError):  # more trees than memory: not a try
+            best = faster(best, tuned_program(G, others, collective, nbytes, params))
+    if collective == "allreduce":
+        best = free_share_choice(G, nbytes, params, best, free_memo, time_limit)
+    if ring is not None:
+        best = faster(best, ring[0])
+    return best
+
+
+def _ring_run(
+    G: nx.MultiDiGraph,
+    collective: str,
+    nbytes: int,
+    params: SimParams,
+    memo: MutableMapping[Any, Any],
+    free_memo: MutableMapping[Any, Any],
+    time_limit: float,
+) -> tuple[tuple[Program, SimParams], bool] | None:
+    """The ring packing's run (:func:`~supermesh.trees.throughput.rings.ring_packing`) where
+    the topology has one, and whether it streams: within
+    :data:`~supermesh.sim.packing_choice.STREAMING` of the bound the run is held to
+    (:func:`throughput_bound_for`; an AllReduce's free-share rate, which rings do not reach
+    where it beats ReduceScatter then AllGather). What such a run loses is the hop latency of
+    each of its transfers, and no fill: every link is busy from the first slot to the last."""
+    from supermesh.sim.chunk_choice import ring_program
+    from supermesh.sim.packing_choice import STREAMING, fastest_try
+    from supermesh.trees.schedule.collective import natural_direction
+    from supermesh.trees.throughput.rings import ring_packing
+
+    rings = ring_packing(G, natural_direction(collective), time_limit=time_limit, memo=memo)
+    if rings is None:
+        return None
+    run = ring_program(G, rings, collective, nbytes, params)
+    bound = throughput_bound_for(G, collective, free_memo).value
+    return run, fastest_try(run[0]) <= STREAMING * nbytes / (bound * params.link_bandwidth())
