@@ -45,3 +45,19 @@ def test_where_rings_do_not_stream_they_compete_with_the_trees():
 def test_odd_grids_run_their_trees():
     r = run_algorithm(build("smbi:5x5"), "throughput", "allgather", 64 * MIB, get_preset())
     assert not any(t["rule"].startswith("rings") for t in r.meta["tried"])
+
+
+def test_a_reduce_on_rings_waits_for_each_aggregation_and_the_trees_may_hide_it():
+    # mesh 4x4 ReduceScatter 4 MiB, booksim: the bound is 4 MiB x 15/32 links of 4096/340 B a
+    # cycle = 163,200 cycles; the rings add 15 hops of 11 + 1 cycles and wait for each step's
+    # aggregation (163,441), the trees overlap it (163,402): the search runs and keeps them
+    params = get_preset("booksim")
+    r = run_algorithm(build("mesh:4x4"), "throughput", "reducescatter", 4 * MIB, params)
+    assert r.lower_bound == pytest.approx(4 * MIB * 15 / 32 * 340 / 4096)
+    ring = next(t["time"] for t in r.meta["tried"] if t["rule"].startswith("rings"))
+    assert ring > r.lower_bound + 15 * 12 + 0.0001 * r.lower_bound
+    assert r.time < ring
+    # at 512 MiB on SMBi 8x8 that wait is 0.002% of the bound: the rings end the search
+    s = run_algorithm(build("smbi:8x8"), "throughput", "reducescatter", 512 * MIB, params)
+    assert [t["rule"][:5] for t in s.meta["tried"]] == ["rings"]
+    assert s.time <= 1.0001 * s.lower_bound
