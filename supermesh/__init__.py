@@ -98,6 +98,7 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
             "pack_throughput": "supermesh.trees.throughput.pack",
             "packing_rate": "supermesh.trees.throughput.rates",
             "choose_parts": "supermesh.trees.throughput.rates",
+            "ring_packing": "supermesh.trees.throughput.rings",
             "throughput_packing": "supermesh.trees.schedule.collective",
         },
     ),
@@ -135,6 +136,7 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
         {
             "simulate": "supermesh.sim.run",
             "run_algorithm": "supermesh.sim.algorithms",
+            "throughput_program": "supermesh.sim.throughput_run",
             "simulate_baseline": "supermesh.sim.run",
             "simulate_packing": "supermesh.sim.packing",
             "run_sweep": "supermesh.sim.sweep",
