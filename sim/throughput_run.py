@@ -217,7 +217,8 @@ def throughput_program(
     free_memo = cache.setdefault(("free-share", spec), {})
     ring = None
     if rings:
-        ring = _ring_run(G, collective, nbytes, params, memos[direction], free_memo, time_limit)
+        ring_memo = cache.setdefault(("rings", spec), {})
+        ring = _ring_run(G, collective, nbytes, params, ring_memo, free_memo, time_limit)
         if ring is not None and ring[1]:
             return ring[0]  # at the bound but for the hop latency of each transfer: no search
     # the fewest equal parts that reach the bound; the chunk size is searched

@@ -8,7 +8,7 @@ of ``1/k``, so the rate is ``k n / (n - 1)`` links, which is the cut bound whene
 32/15, 64/15, 64/15; 8x8 128/63, 256/63, 256/63). Run with one chunk a tree, the schedule has
 no fill: in slot ``s`` every arc sends the share it received in slot ``s - 1``, so every arc is
 busy from the first slot to the last and the collective takes exactly ``n - 1`` transfers of a
-share on every link (:func:`supermesh.sim.chunk_choice.tuned_program` runs such a packing at
+share on every link (:func:`supermesh.sim.chunk_choice.ring_program` runs such a packing at
 that one chunk size). Weighted trees of the smallest heights
 (:func:`~supermesh.trees.throughput.pack.pack_throughput`) reach the same rate, but their one
 round is a list schedule that loses slots on some grids (SMAlter 8x8: 68 slots where the busiest
@@ -176,8 +176,9 @@ def ring_packing(
     time_limit : float
         Seconds for the cycle search (:func:`hamiltonian_rings`).
     memo : mutable mapping, optional
-        The topology's memo for ``direction``; the packing (or its absence) is kept under
-        ``"rings"``.
+        The topology's rings memo, shared by both directions: the packing (or its absence) is
+        kept under ``direction`` and the cycles under ``"cycles"``, so an AllGather and a
+        ReduceScatter on one topology solve for them once.
 
     Returns
     -------
@@ -202,18 +203,19 @@ def ring_packing(
     """
     if direction not in ("out", "in"):
         raise SpecError(f"unknown direction {direction!r}", hint="use 'out' or 'in'")
-    if memo is not None and "rings" in memo:
-        found: TreePacking | None = memo["rings"]
-        return found
-    start = time.perf_counter()
-    packing = _build(G, direction, time_limit, start)
-    if memo is not None:
-        memo["rings"] = packing
-    return packing
+    memo = {} if memo is None else memo
+    if direction not in memo:
+        memo[direction] = _build(G, direction, time_limit, time.perf_counter(), memo)
+    found: TreePacking | None = memo[direction]
+    return found
 
 
 def _build(
-    G: nx.MultiDiGraph, direction: str, time_limit: float, start: float
+    G: nx.MultiDiGraph,
+    direction: str,
+    time_limit: float,
+    start: float,
+    memo: MutableMapping[Any, Any],
 ) -> TreePacking | None:
     from supermesh.trees.bounds.throughput import throughput_bound
 
@@ -229,7 +231,9 @@ def _build(
     bound = throughput_bound(G, collective)
     if k < 1 or rate != bound.value:
         return None
-    rings = hamiltonian_rings(G, k, time_limit=time_limit)
+    if "cycles" not in memo:
+        memo["cycles"] = hamiltonian_rings(G, k, time_limit=time_limit)
+    rings = memo["cycles"]
     if rings is None:
         return None
     share = 1.0 / k

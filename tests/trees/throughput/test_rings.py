@@ -113,8 +113,12 @@ def test_memo_keeps_the_answer_and_bad_input_is_refused():
     memo: dict = {}
     G = build("mesh:4x4")
     first = ring_packing(G, memo=memo)
-    assert memo["rings"] is first
+    assert memo["out"] is first
     assert ring_packing(G, memo=memo) is first
+    cycles = memo["cycles"]
+    into = ring_packing(G, "in", memo=memo)  # the same cycles, not solved again
+    assert memo["cycles"] is cycles
+    assert {a for t in into.trees for a in t.arcs} == {a for ring in cycles for a in ring}
     with pytest.raises(SpecError, match="direction"):
         ring_packing(G, "sideways")
     with pytest.raises(SpecError, match="positive integer"):
