@@ -13,7 +13,9 @@ Modules, in the order data flow:
   ``paper``), every constant with its source.
 - :mod:`~supermesh.sim.algorithms`: a named algorithm -> its trees or its baseline program, and
   the run; :mod:`~supermesh.sim.throughput_run`: what a throughput run simulates (rings where
-  they stream, else the search over trees of the smallest heights) and its bound;
+  they stream, else the search over trees of the smallest heights, and on small grids the
+  schedules of :mod:`~supermesh.sim.time_expanded`: epochs, TE-CCL's and TACOS's
+  programs) and its bound;
   :mod:`~supermesh.sim.defaults`: the names, and the one run when none is named;
   :mod:`~supermesh.sim.tree_sets`: a tree algorithm's trees (from
   :func:`supermesh.trees.schedule.collective_trees`) and their cache key.
@@ -59,6 +61,8 @@ _EXPORTS: dict[str, str] = {
     "run_algorithm": "supermesh.sim.algorithms",
     "throughput_bound_for": "supermesh.sim.throughput_run",
     "throughput_program": "supermesh.sim.throughput_run",
+    "epoch_runs": "supermesh.sim.time_expanded",
+    "synthesised_choice": "supermesh.sim.time_expanded",
     "tree_sets_for": "supermesh.sim.tree_sets",
     "COLLECTIVES": "supermesh.sim.collectives",
     "SIM_COLLECTIVES": "supermesh.sim.collectives",

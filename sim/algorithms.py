@@ -35,7 +35,12 @@ throughput ReduceScatter / AllGather / AllReduce (= ReduceScatter, barrier, AllG
            :func:`supermesh.trees.schedule.free_share_packing`: 8/3 links a phase on the
            mesh where equal shares reach 32/15; where they gain no rate, ``floor(rho)``
            whole trees, :func:`supermesh.trees.schedule.whole_tree_packing`) and keeps the
-           faster. Its ``lower_bound`` is
+           faster. The topology's rings run first where it has them
+           (:func:`supermesh.trees.throughput.rings.ring_packing`). On up to 36 chiplets, where
+           none of these streams, epoch schedules of TE-CCL's model (each chunk sent whole)
+           and, where a rank's share is at most 64 chunks, the programs of ``teccl`` and
+           ``tacos`` run beside them and the fastest is kept
+           (:mod:`supermesh.sim.time_expanded`). Its ``lower_bound`` is
            the bound of the collective run that way (:func:`throughput_bound_for`: the exact
            cut bound; for AllReduce the free-share rate, or ``1 / (1 / rho_RS + 1 /
            rho_AG)`` above 64 chiplets; not the rank connectivity the other algorithms are

@@ -12,7 +12,11 @@
    (:func:`~supermesh.sim.chunk_choice.tuned_program`), other packings where those do not
    stream (:func:`~supermesh.sim.packing_choice.other_packings`), and for AllReduce free root
    shares (:func:`~supermesh.sim.packing_choice.free_share_choice`); the rings' run, where there
-   is one, competes with them.
+   is one, competes with them;
+3. where the fastest of those is still above :data:`~supermesh.sim.packing_choice.STREAMING`
+   of the bound (small sizes, odd grids), on small grids, schedules built over a time-expanded
+   network: epoch schedules of TE-CCL's model sent a whole chunk at a time, and TE-CCL's and
+   TACOS's own programs (:func:`~supermesh.sim.time_expanded.synthesised_choice`).
 
 :func:`throughput_bound_for` is the bound such a run is held to.
 """
@@ -143,6 +147,7 @@ def throughput_program(
     cache: MutableMapping[Any, Any] | None = None,
     time_limit: float = 60.0,
     rings: bool = True,
+    synthesised: bool = True,
 ) -> tuple[Program, SimParams]:
     """The program of a throughput run and the parameters it was built for.
 
@@ -165,7 +170,11 @@ def throughput_program(
     time_limit : float
         CP-SAT seconds per part split, height proof and ring search.
     rings : bool
-        Try the topology's rings first (off: the trees of the smallest heights only).
+        Try the topology's rings first.
+    synthesised : bool
+        Where the trees do not stream, also try TE-CCL's and TACOS's schedules
+        (:func:`~supermesh.sim.time_expanded.synthesised_choice`). With ``rings`` off too,
+        only the trees of the smallest heights run.
 
     Returns
     -------
@@ -232,7 +241,26 @@ def throughput_program(
         best = free_share_choice(G, nbytes, params, best, free_memo, time_limit)
     if ring is not None:
         best = faster(best, ring[0])
+    if synthesised:
+        from supermesh.sim.time_expanded import synthesised_choice
+
+        bound = _bound_time(G, collective, nbytes, params, free_memo)
+        best = synthesised_choice(
+            G, collective, nbytes, params, best, bound, cache=cache, time_limit=time_limit
+        )
     return best
+
+
+def _bound_time(
+    G: nx.MultiDiGraph,
+    collective: str,
+    nbytes: int,
+    params: SimParams,
+    free_memo: MutableMapping[Any, Any],
+) -> float:
+    """The run's bound in the preset's time unit."""
+    rate = throughput_bound_for(G, collective, free_memo).value
+    return nbytes / (rate * params.link_bandwidth())
 
 
 def _ring_run(
@@ -255,9 +283,7 @@ def _ring_run(
     if rings is None:
         return None
     run = ring_program(G, rings, collective, nbytes, params)
-    bound = nbytes / (
-        throughput_bound_for(G, collective, free_memo).value * params.link_bandwidth()
-    )
+    bound = _bound_time(G, collective, nbytes, params, free_memo)
     phases = 2 if collective == "allreduce" else 1
     per_link = len(rings.trees[0].arcs)  # n - 1: every link sends one share of each tree but one
     floor = bound + phases * per_link * (params.hop_latency + params.link_release)
