@@ -29,7 +29,7 @@ from typing import Any
 
 import networkx as nx
 
-from supermesh.errors import ResourceError, SpecError
+from supermesh.errors import ResourceError, SpecError, TopologyError
 from supermesh.sim.bounds import ThroughputBound
 from supermesh.sim.presets import SimParams
 from supermesh.sim.program import Program
@@ -186,6 +186,8 @@ def throughput_program(
         A collective other than the three.
     ResourceError
         A grid whose one-tree-per-rank program would not fit in memory.
+    TopologyError
+        An AllReduce on a network with a one-way arc.
 
     Examples
     --------
@@ -206,6 +208,8 @@ def throughput_program(
     from supermesh.trees.schedule.collective import natural_direction, throughput_packing
 
     check_throughput_collective(collective)
+    if collective == "allreduce":
+        _check_reversible(G)
     if isinstance(trees, TreePacking):
         if trees.method == "rings":  # one chunk a tree, as the rings' own run
             from supermesh.sim.chunk_choice import ring_program
@@ -249,6 +253,18 @@ def throughput_program(
             G, collective, nbytes, params, best, bound, cache=cache, time_limit=time_limit
         )
     return best
+
+
+def _check_reversible(G: nx.MultiDiGraph) -> None:
+    """Refuse a one-way arc: a throughput AllReduce runs its ReduceScatter on its trees reversed."""
+    for u, v, k in G.edges(keys=True):
+        if not G.has_edge(v, u, k):
+            raise TopologyError(
+                f"a throughput AllReduce runs its ReduceScatter on its AllGather trees reversed, "
+                f"but arc {u}->{v} (key {k}) has no reverse",
+                hint="use --algorithm pipeline (its reduce phases run on in-trees of their own), "
+                "or run reducescatter and allgather separately",
+            )
 
 
 def _bound_time(

@@ -181,6 +181,19 @@ def test_trees_rings_refused_where_they_do_not_apply(run_cli, tmp_path, args, co
 
 
 # ---------------------------------------------------------------------------- sim
+def test_sim_throughput_allreduce_refuses_one_way_arcs(run_cli):
+    # its ReduceScatter runs the AllGather trees backwards: SMUni's arcs have no reverse (this
+    # failed late with "the packing uses arc 0->4 key 1, which the topology does not have")
+    code, out, err = run_cli("sim", "smuni:4x4", "-c", "allreduce", "-a", "throughput")
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert lines[0].startswith("error: a throughput AllReduce runs its ReduceScatter")
+    assert "has no reverse" in lines[0]
+    assert lines[1].startswith("hint: use --algorithm pipeline")
+    assert "Traceback" not in err
+
+
 @pytest.mark.parametrize("preset", ["booksim", "paper"])
 def test_sim_allgather_throughput(run_cli, preset):
     code, out, _ = run_cli(

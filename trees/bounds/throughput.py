@@ -106,6 +106,11 @@ class RateBound:
         }
 
 
+EXACT_FLOAT_SCALE = 2**50
+"""Largest common scale of the capacities for which the cut checks run igraph's float max-flow
+(every scaled capacity an integer a double holds exactly); above, they run in fractions."""
+
+
 class _CutGraph:
     """Integer-capacity flow network with a super source, for exact cut checks."""
 
@@ -149,6 +154,8 @@ class _CutGraph:
         n = len(self.ranks)
         y = rho / n  # per-rank rate
         scale = math.lcm(y.denominator, *{c.denominator for c in self.cap})
+        if scale > EXACT_FLOAT_SCALE:
+            return self._violated_exact(y)
         scaled = {c: float(c * scale) for c in set(self.cap)}
         caps = [scaled[c] for c in self.cap] + [float(y * scale)] * n
         need = float(y * n * scale)
@@ -160,6 +167,23 @@ class _CutGraph:
             if self.graph.maxflow_value(self.source, target, capacity="capacity") < need - 0.5:
                 flow = self.graph.maxflow(self.source, target, capacity="capacity")
                 return [v for v in flow.partition[1] if v != self.source]
+        return None
+
+    def _violated_exact(self, y: Fraction) -> list[int] | None:
+        """:meth:`violated` in exact arithmetic, for capacities whose common scale a float
+        cannot hold (irrational link costs such as ``1 / sqrt(2)``, as fractions)."""
+        D = nx.DiGraph()
+        for (a, b), c in zip(self.pairs, self.cap, strict=True):
+            if a != b:
+                old = D.get_edge_data(a, b, {"capacity": Fraction(0)})["capacity"]
+                D.add_edge(a, b, capacity=old + c)
+        for r in self.ranks:
+            D.add_edge(self.source, r, capacity=y)
+        need = y * len(self.ranks)
+        for t in self.representatives:
+            value, (_, sink_side) = nx.minimum_cut(D, self.source, self.index[t])
+            if value < need:
+                return [v for v in sink_side if v != self.source]
         return None
 
 

@@ -151,6 +151,37 @@ def test_bound_with_symmetry_equals_brute_force_when_bandwidths_break_it(spec, c
     assert throughput_bound(G, "reducescatter").value == brute_force(G, leaving=True)
 
 
+@settings(max_examples=15, deadline=None)
+@given(
+    st.sampled_from(["mesh:3x3", "smbi:3x3", "mesh:2x4"]),
+    st.lists(
+        st.tuples(st.integers(0, 10**6), st.sampled_from([math.sqrt(0.5), 1 / math.sqrt(5)])),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_bound_with_irrational_bandwidths_equals_brute_force(spec, changes):
+    # booksim's serial capacities are b / l, and a wire of length sqrt(2) or sqrt(5) (the
+    # double butterfly's cross links) makes them irrational: as fractions their common scale
+    # is past what a float max-flow holds exactly, and the cut checks must stay exact
+    G = build(spec)
+    arcs = sorted(G.edges(keys=True))
+    for pick, bandwidth in changes:
+        G.edges[arcs[pick % len(arcs)]]["bandwidth"] = bandwidth
+    assert throughput_bound(G, "allgather").value == brute_force(G)
+    assert throughput_bound(G, "reducescatter").value == brute_force(G, leaving=True)
+
+
+def test_the_double_butterfly_bound_in_the_booksim_preset():
+    # was "the exact cut iteration did not improve (internal error)": its corner chiplet has a
+    # unit link and a sqrt(5)-long one in, 1 + 1 / sqrt(5) links, times 16 / 15
+    from supermesh.sim.link_costs import serial_capacity_network
+
+    net = serial_capacity_network(build("double-butterfly:4x4"), get_preset("booksim"))
+    bound = throughput_bound(net, "allgather")
+    assert float(bound.value) == pytest.approx((1 + 1 / math.sqrt(5)) * 16 / 15, rel=1e-12)
+
+
 # ---------------------------------------------------------------- weighted packings
 def check_weighted(G, p, direction="out"):
     """Spanning, heights, shares summing to 1, exact rate == bound, rate disjointness."""
