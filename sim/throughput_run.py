@@ -204,6 +204,7 @@ def throughput_program(
     from supermesh.sim.chunk_choice import tuned_program
     from supermesh.sim.packing import check_packing_memory, packing_program
     from supermesh.sim.packing_choice import faster, free_share_choice, other_packings
+    from supermesh.sim.time_expanded import SYNTHESISED_UP_TO, synthesised_choice
     from supermesh.topologies.model import compute_nodes
     from supermesh.trees.schedule.collective import natural_direction, throughput_packing
 
@@ -245,9 +246,7 @@ def throughput_program(
         best = free_share_choice(G, nbytes, params, best, free_memo, time_limit)
     if ring is not None:
         best = faster(best, ring[0])
-    if synthesised:
-        from supermesh.sim.time_expanded import synthesised_choice
-
+    if synthesised and ranks <= SYNTHESISED_UP_TO:  # the bound costs max-flows on large grids
         bound = _bound_time(G, collective, nbytes, params, free_memo)
         best = synthesised_choice(
             G, collective, nbytes, params, best, bound, cache=cache, time_limit=time_limit
