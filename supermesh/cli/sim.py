@@ -111,6 +111,15 @@ def result_rows(r: SimResult) -> list[tuple[str, str]]:
             rows.append(("trees at once / height", f"{meta['trees']} / {max(meta['heights'])} max"))
         else:
             rows.append(("tree sets / heights", f"{meta['sets']} / {max(meta['heights'])} max"))
+    tried = [t for t in meta.get("tried", []) if "time" in t]
+    if r.algorithm == THROUGHPUT and tried:
+        kept = min(tried, key=lambda t: t["time"])
+        rows.append(
+            (
+                f"schedule kept (of {len(tried)} tried)",
+                f"{kept['rule']}; {kept['chunk_bytes']:,} B chunks",
+            )
+        )
     for phase, t in meta.get("teccl", {}).items():
         stopped = ", time limit" if t.get("stopped") else ""
         rows.append(

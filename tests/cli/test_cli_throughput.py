@@ -278,3 +278,16 @@ def test_a_tree_file_above_the_memory_cap_is_refused_and_nothing_written(
     code, out, _ = run_cli("trees", "smbi:4x4", "--throughput")  # printed only: no document
     assert code == 0
     assert "64" in out
+
+
+def test_sim_names_the_schedule_it_kept(run_cli):
+    # mesh 3x3 AllGather 1 MiB: a corner takes 8 shares over its 2 links, so one chunk a rank
+    # needs 4 epochs at the least; the list schedule meets that, and its run is kept
+    code, out, _ = run_cli(
+        "sim", "mesh:3x3", "-c", "allgather", "--size", "1MiB", "--preset", "paper"
+    )
+    assert code == 0
+    row = out[out.index("schedule kept") :]
+    assert "tried)" in row.splitlines()[0]
+    assert "epochs, TE-CCL model" in row
+    assert "116,509 B chunks" in row  # 1 MiB / 9 ranks, one chunk each
