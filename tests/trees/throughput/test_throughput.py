@@ -136,6 +136,16 @@ def test_bound_equals_brute_force_over_every_node_set(spec):
     assert throughput_bound(G, "reducescatter").value == brute_force(G, leaving=True)
 
 
+def assert_bound_is_brute_force(spec, changes):
+    """The bound of ``spec`` with some arcs' bandwidths changed equals the brute-force minimum."""
+    G = build(spec)
+    arcs = sorted(G.edges(keys=True))
+    for pick, bandwidth in changes:
+        G.edges[arcs[pick % len(arcs)]]["bandwidth"] = bandwidth
+    assert throughput_bound(G, "allgather").value == brute_force(G)
+    assert throughput_bound(G, "reducescatter").value == brute_force(G, leaving=True)
+
+
 @given(
     st.sampled_from(["mesh:3x3", "smbi:3x3", "smalter:3x3", "torus:3x3", "mesh:2x4", "smbi:3x4"]),
     st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from([0.5, 2.0, 3.0])), max_size=3),
@@ -143,12 +153,7 @@ def test_bound_equals_brute_force_over_every_node_set(spec):
 def test_bound_with_symmetry_equals_brute_force_when_bandwidths_break_it(spec, changes):
     # the bound checks one rank per orbit of the grid automorphisms; a bandwidth changed on
     # some arcs breaks the symmetry, and the answer must still be the brute-force minimum
-    G = build(spec)
-    arcs = sorted(G.edges(keys=True))
-    for pick, bandwidth in changes:
-        G.edges[arcs[pick % len(arcs)]]["bandwidth"] = bandwidth
-    assert throughput_bound(G, "allgather").value == brute_force(G)
-    assert throughput_bound(G, "reducescatter").value == brute_force(G, leaving=True)
+    assert_bound_is_brute_force(spec, changes)
 
 
 @settings(max_examples=15, deadline=None)
@@ -164,12 +169,7 @@ def test_bound_with_irrational_bandwidths_equals_brute_force(spec, changes):
     # booksim's serial capacities are b / l, and a wire of length sqrt(2) or sqrt(5) (the
     # double butterfly's cross links) makes them irrational: as fractions their common scale
     # is past what a float max-flow holds exactly, and the cut checks must stay exact
-    G = build(spec)
-    arcs = sorted(G.edges(keys=True))
-    for pick, bandwidth in changes:
-        G.edges[arcs[pick % len(arcs)]]["bandwidth"] = bandwidth
-    assert throughput_bound(G, "allgather").value == brute_force(G)
-    assert throughput_bound(G, "reducescatter").value == brute_force(G, leaving=True)
+    assert_bound_is_brute_force(spec, changes)
 
 
 def test_the_double_butterfly_bound_in_the_booksim_preset():
