@@ -44,9 +44,23 @@ from supermesh.trees.throughput.lp import column_generation
 from supermesh.trees.throughput.model import Column, Network, Progress
 from supermesh.trees.throughput.polish import polish_parts
 
-__all__ = ["dive_parts", "expand_parts", "fits", "natural_parts", "split_parts", "unfold"]
+__all__ = [
+    "AUTO_PARTS_MOST",
+    "dive_parts",
+    "expand_parts",
+    "fits",
+    "natural_parts",
+    "split_parts",
+    "unfold",
+]
 
 Choice = list[tuple[Column, int]]
+
+
+AUTO_PARTS_MOST = 64
+"""Most parts a rank ``"auto"`` asks for. The grid families need 1-16 (SMBi 8x8: 4, mesh 5x5:
+8); a user's bandwidth of ``1 / sqrt(2)``, as a fraction, would need ~10^16 (``sim -a
+throughput`` on such a file ran out of memory)."""
 
 
 def natural_parts(net: Network, optimum: Fraction) -> int:
@@ -265,7 +279,8 @@ def split_parts(
     """Equal-part trees: dive then polish, for one part count or ``"auto"``.
 
     ``"auto"`` tries the natural count (:func:`natural_parts`) and its double and triple,
-    stopping at the first that reaches ``optimum``, and keeps the best.
+    stopping at the first that reaches ``optimum``, and keeps the best; where the natural count
+    is above :data:`AUTO_PARTS_MOST`, that many parts only (below the bound).
 
     Parameters
     ----------
@@ -310,7 +325,9 @@ def split_parts(
     """
     if parts == "auto":
         base = natural_parts(net, optimum)
-        counts = [base, 2 * base, 3 * base]
+        # a bandwidth such as 0.7071 makes the exact count astronomical (its numerator): split
+        # into the most parts that stay affordable, at a rate below the bound
+        counts = [base, 2 * base, 3 * base] if base <= AUTO_PARTS_MOST else [AUTO_PARTS_MOST]
     elif isinstance(parts, int) and not isinstance(parts, bool) and parts >= 1:
         counts = [parts]
     else:

@@ -411,3 +411,22 @@ def test_same_trees_on_a_slow_clock(monkeypatch):
     assert [t.arcs for t in again.trees] == [t.arcs for t in first.trees]
     assert again.status == first.status
     assert again.objective == first.objective
+
+
+def test_auto_parts_stay_affordable_with_an_irrational_bandwidth():
+    # the corner's in-links at 1 / sqrt(2): the exact rate's numerator, and so the natural part
+    # count, is ~10^16 (sim -a throughput ran out of memory); "auto" splits into at most
+    # AUTO_PARTS_MOST parts instead, and says the rate falls short of the bound
+    from supermesh.trees.schedule.collective import throughput_packing
+    from supermesh.trees.throughput.parts import AUTO_PARTS_MOST, natural_parts
+
+    G = build("mesh:3x3")
+    for _, v, _, d in G.edges(keys=True, data=True):
+        if v == 0:
+            d["bandwidth"] = math.sqrt(0.5)
+    bound = throughput_bound(G, "allgather").value
+    assert natural_parts(Network.build(G, list(range(9)), "out", True), bound) > 10**12
+    packing = throughput_packing(G, "out", time_limit=10)
+    assert len(packing.trees) <= 9 * AUTO_PARTS_MOST
+    assert Fraction(packing.stats["algbw_links"]) <= bound
+    assert check_tree(G, packing.trees[0], direction="out") == []
