@@ -278,7 +278,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--targets", default="1,2,4,5")
     ap.add_argument("--families", default="mesh,smbi,smalter")
-    ap.add_argument("--grids", default="4,5,8")
+    ap.add_argument("--grids", default="4,5,8", help="square sides, e.g. 4,5,8 (or 5x5)")
     ap.add_argument("--sizes", default=",".join(str(1 << i) for i in range(10)))
     ap.add_argument("--presets", default="booksim,paper")
     ap.add_argument("--collectives", default="allgather,reducescatter,allreduce")
@@ -286,7 +286,7 @@ def main() -> None:
     if args.quick:
         args.grids, args.sizes = "4", "1,64,512"
     args.families = args.families.split(",")
-    args.grids = [int(x) for x in str(args.grids).split(",")]
+    args.grids = [int(x.split("x")[0]) for x in str(args.grids).split(",")]
     args.sizes = [int(x) for x in str(args.sizes).split(",")]
     args.presets = args.presets.split(",")
     args.collectives = args.collectives.split(",")
