@@ -24,7 +24,14 @@ from supermesh.sim.presets import SimParams
 from supermesh.sim.program import Program
 from supermesh.trees.model import Tree, TreePacking
 
-__all__ = ["ONE_ROUND_CHUNKS", "SEARCH_UP_TO", "chunk_candidates", "ring_program", "tuned_program"]
+__all__ = [
+    "ONE_ROUND_CHUNKS",
+    "SEARCH_UP_TO",
+    "chunk_candidates",
+    "ring_program",
+    "simulated_try",
+    "tuned_program",
+]
 
 SEARCH_UP_TO = 100
 """Ranks up to which :func:`chunk_candidates` offers three chunk sizes (above: one)."""
@@ -260,10 +267,47 @@ def ring_program(
     smallest = min(tree_bytes(list(packing.trees), nbytes, collective))
     q = dataclasses.replace(params, chunk_bytes=max(1, math.ceil(smallest)))
     program = packing_program(G, packing, collective, nbytes, q)
-    end = run_program(apply_link_costs(G, program, q)).end
     rule = packing.stats.get("rule", packing.method)
-    program.meta["chunk_bytes"] = q.chunk_bytes
+    return simulated_try(G, program, q, q.chunk_bytes, len(packing.trees), rule), q
+
+
+def simulated_try(
+    G: nx.MultiDiGraph, program: Program, params: SimParams, chunk_bytes: int, trees: int, rule: str
+) -> Program:
+    """Simulate ``program`` and record it as a search's one try, as :func:`tuned_program` does.
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+    program : Program
+    params : SimParams
+        The parameters it was built for.
+    chunk_bytes : int
+        The chunk it sends (``meta["chunk_bytes"]``).
+    trees : int
+        How many trees it runs.
+    rule : str
+        What it is, for ``meta["tried"]``.
+
+    Returns
+    -------
+    Program
+        ``program``, its ``meta["tried"]`` the one entry with the simulated ``time``.
+
+    Examples
+    --------
+    >>> from supermesh.sim.baselines import baseline_program
+    >>> from supermesh.sim.presets import get_preset
+    >>> from supermesh.topologies import build
+    >>> G, paper = build("mesh:2x2"), get_preset("paper")
+    >>> prog = baseline_program(G, "ring", "allgather", 4 * 4096, paper)
+    >>> tried = simulated_try(G, prog, paper, 4096, 4, "a ring").meta["tried"]
+    >>> round(tried[0]["time"], 6)  # 3 steps of a 4 KiB share at 25 B/ns, 20 ns a hop
+    551.52
+    """
+    end = run_program(apply_link_costs(G, program, params)).end
+    program.meta["chunk_bytes"] = chunk_bytes
     program.meta["tried"] = [
-        {"chunk_bytes": q.chunk_bytes, "trees": len(packing.trees), "rule": rule, "time": end}
+        {"chunk_bytes": chunk_bytes, "trees": trees, "rule": rule, "time": end}
     ]
-    return program, q
+    return program

@@ -206,11 +206,21 @@ def throughput_program(
     from supermesh.sim.packing_choice import faster, free_share_choice, other_packings
     from supermesh.sim.time_expanded import SYNTHESISED_UP_TO, synthesised_choice
     from supermesh.topologies.model import compute_nodes
-    from supermesh.trees.schedule.collective import natural_direction, throughput_packing
+    from supermesh.trees.schedule.collective import (
+        natural_direction,
+        one_way_arc,
+        throughput_packing,
+    )
 
     check_throughput_collective(collective)
-    if collective == "allreduce":
-        _check_reversible(G)
+    arc = one_way_arc(G) if collective == "allreduce" else None
+    if arc is not None:
+        raise TopologyError(
+            f"a throughput AllReduce runs its ReduceScatter on its AllGather trees reversed, "
+            f"but arc {arc[0]}->{arc[1]} (key {arc[2]}) has no reverse",
+            hint="use --algorithm pipeline (its reduce phases run on in-trees of their own), "
+            "or run reducescatter and allgather separately",
+        )
     if isinstance(trees, TreePacking):
         if trees.method == "rings":  # one chunk a tree, as the rings' own run
             from supermesh.sim.chunk_choice import ring_program
@@ -252,18 +262,6 @@ def throughput_program(
             G, collective, nbytes, params, best, bound, cache=cache, time_limit=time_limit
         )
     return best
-
-
-def _check_reversible(G: nx.MultiDiGraph) -> None:
-    """Refuse a one-way arc: a throughput AllReduce runs its ReduceScatter on its trees reversed."""
-    for u, v, k in G.edges(keys=True):
-        if not G.has_edge(v, u, k):
-            raise TopologyError(
-                f"a throughput AllReduce runs its ReduceScatter on its AllGather trees reversed, "
-                f"but arc {u}->{v} (key {k}) has no reverse",
-                hint="use --algorithm pipeline (its reduce phases run on in-trees of their own), "
-                "or run reducescatter and allgather separately",
-            )
 
 
 def _bound_time(

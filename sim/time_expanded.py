@@ -31,11 +31,11 @@ from typing import Any
 import networkx as nx
 
 from supermesh.errors import SupermeshError
+from supermesh.sim.chunk_choice import simulated_try
 from supermesh.sim.collectives import chunk_count
-from supermesh.sim.engine.timing import run_program
-from supermesh.sim.link_costs import apply_link_costs
 from supermesh.sim.presets import SimParams
 from supermesh.sim.program import Program
+from supermesh.topologies.model import compute_nodes
 
 __all__ = [
     "EPOCH_CHUNKS",
@@ -64,12 +64,12 @@ is one more hop latency per link; at 128 MiB, paper preset, 3 chunks run at 1.00
 bound, 4 at 1.0014, 8 at 1.0017."""
 
 
-def _tried(program: Program, chunk: int, trees: int, rule: str, end: float) -> Program:
+def _tried(
+    G: nx.MultiDiGraph, program: Program, params: SimParams, chunk: int, trees: int, rule: str
+) -> Program:
     for phase in program.meta.get("teccl", {}).values():
         phase.pop("solve_seconds", None)  # wall time: a throughput run's file stays byte-identical
-    program.meta["chunk_bytes"] = chunk
-    program.meta["tried"] = [{"chunk_bytes": chunk, "trees": trees, "rule": rule, "time": end}]
-    return program
+    return simulated_try(G, program, params, chunk, trees, rule)
 
 
 def synthesised_runs(
@@ -114,7 +114,7 @@ def synthesised_runs(
     from supermesh.sim.teccl import teccl_program
 
     cache = {} if cache is None else cache
-    ranks = max(1, sum(1 for _, k in G.nodes(data="kind") if k == "compute"))
+    ranks = max(1, len(compute_nodes(G)))
     runs: list[tuple[Program, SimParams]] = []
     for name in ("TE-CCL epochs", "TACOS greedy"):
         try:
@@ -128,13 +128,12 @@ def synthesised_runs(
                 per_rank = max(p["chunks_per_source"] for p in program.meta["teccl"].values())
         except SupermeshError:
             continue  # this synthesiser does not run here: the others still compete
-        end = run_program(apply_link_costs(G, program, params)).end
         # both repeat their period until the share is cut into chunks of at most the preset's
         chunks = max(per_rank, chunk_count(nbytes / ranks, params.chunk_bytes))
         plural = "s" * (per_rank != 1)
         rule = f"{name}: a period of {per_rank} chunk{plural} a rank, one tree each"
         chunk = math.ceil(nbytes / ranks / chunks)
-        runs.append((_tried(program, chunk, ranks * per_rank, rule, end), params))
+        runs.append((_tried(G, program, params, chunk, ranks * per_rank, rule), params))
     return runs
 
 
@@ -183,7 +182,7 @@ def epoch_runs(
     from supermesh.sim.teccl import teccl_program
 
     cache = {} if cache is None else cache
-    ranks = max(1, sum(1 for _, k in G.nodes(data="kind") if k == "compute"))
+    ranks = max(1, len(compute_nodes(G)))
     share = nbytes / ranks
     runs: list[tuple[Program, SimParams]] = []
     for k in EPOCH_CHUNKS:
@@ -203,7 +202,6 @@ def epoch_runs(
             )
         except SupermeshError:
             return runs
-        end = run_program(apply_link_costs(G, program, q)).end
         solved = list(program.meta["teccl"].values())
         epochs = max(s["epochs"] for s in solved)
         proven = max(s["lower_bound"] for s in solved)
@@ -212,7 +210,7 @@ def epoch_runs(
             f"epochs, TE-CCL model and list schedule: {k} chunk{plural} a rank in {epochs} "
             f"epochs ({proven} proven), one transfer each"
         )
-        runs.append((_tried(program, q.chunk_bytes, ranks * k, rule, end), q))
+        runs.append((_tried(G, program, q, q.chunk_bytes, ranks * k, rule), q))
     return runs
 
 
@@ -262,7 +260,7 @@ def synthesised_choice(
     """
     from supermesh.sim.packing_choice import STREAMING, faster, fastest_try
 
-    ranks = sum(1 for _, k in G.nodes(data="kind") if k == "compute")
+    ranks = len(compute_nodes(G))
     if ranks > SYNTHESISED_UP_TO or fastest_try(best[0]) <= STREAMING * bound:
         return best
     runs = epoch_runs(G, collective, nbytes, params, cache=cache, time_limit=time_limit)

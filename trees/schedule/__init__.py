@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "collective_trees": "supermesh.trees.schedule.collective",
     "natural_direction": "supermesh.trees.schedule.collective",
     "phase_packings": "supermesh.trees.schedule.collective",
+    "one_way_arc": "supermesh.trees.schedule.collective",
     "reversible": "supermesh.trees.schedule.collective",
     "throughput_packing": "supermesh.trees.schedule.collective",
     # the tables

@@ -72,6 +72,7 @@ __all__ = [
     "COLLECTIVE_ALGORITHMS",
     "collective_trees",
     "natural_direction",
+    "one_way_arc",
     "phase_packings",
     "reversible",
     "throughput_packing",
@@ -300,7 +301,21 @@ def reversible(G: nx.MultiDiGraph) -> bool:
     >>> reversible(build("smbi:4x4")), reversible(build("smuni:4x4"))
     (True, False)
     """
-    return all(G.has_edge(v, u, k) for u, v, k in G.edges(keys=True))
+    return one_way_arc(G) is None
+
+
+def one_way_arc(G: nx.MultiDiGraph) -> tuple[int, int, int] | None:
+    """The first arc ``u -> v`` key ``k`` without its reverse ``v -> u`` key ``k``, or None.
+
+    What an error names when a collective needs :func:`reversible` arcs.
+
+    Examples
+    --------
+    >>> from supermesh.topologies import build
+    >>> one_way_arc(build("smbi:4x4")) is None, one_way_arc(build("smuni:4x4"))
+    (True, (0, 1, 1))
+    """
+    return next(((u, v, k) for u, v, k in G.edges(keys=True) if not G.has_edge(v, u, k)), None)
 
 
 def phase_packings(
