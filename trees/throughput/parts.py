@@ -46,6 +46,7 @@ from supermesh.trees.throughput.polish import polish_parts
 
 __all__ = [
     "AUTO_PARTS_MOST",
+    "AUTO_PARTS_NEAR",
     "dive_parts",
     "expand_parts",
     "fits",
@@ -61,6 +62,11 @@ AUTO_PARTS_MOST = 64
 """Most parts a rank ``"auto"`` asks for. The grid families need 1-16 (SMBi 8x8: 4, mesh 5x5:
 8); a user's bandwidth of ``1 / sqrt(2)``, as a fraction, would need ~10^16 (``sim -a
 throughput`` on such a file ran out of memory)."""
+AUTO_PARTS_NEAR = Fraction(99, 100)
+"""Where the exact count is past :data:`AUTO_PARTS_MOST`, ``"auto"`` doubles the count from 4
+and stops at the first within this fraction of the bound: booksim's held long wires (rates
+``1 / sqrt 2``, ``1 / sqrt 5``) reach 0.994-0.999 at 8 parts in 0.3-0.4 s, where 64 parts took
+5-7 s and, on Kite-medium 4x4, only 0.879 (the dive does worse with more slots)."""
 
 
 def natural_parts(net: Network, optimum: Fraction) -> int:
@@ -280,7 +286,8 @@ def split_parts(
 
     ``"auto"`` tries the natural count (:func:`natural_parts`) and its double and triple,
     stopping at the first that reaches ``optimum``, and keeps the best; where the natural count
-    is above :data:`AUTO_PARTS_MOST`, that many parts only (below the bound).
+    is above :data:`AUTO_PARTS_MOST` (an irrational bandwidth), 4, 8, 16, ... parts up to it,
+    stopping at the first within :data:`AUTO_PARTS_NEAR` of the bound (below it).
 
     Parameters
     ----------
@@ -325,11 +332,15 @@ def split_parts(
     """
     if parts == "auto":
         base = natural_parts(net, optimum)
-        # a bandwidth such as 0.7071 makes the exact count astronomical (its numerator): split
-        # into the most parts that stay affordable, at a rate below the bound
-        counts = [base, 2 * base, 3 * base] if base <= AUTO_PARTS_MOST else [AUTO_PARTS_MOST]
+        # a bandwidth such as 1 / sqrt 2 makes the exact count astronomical (its numerator):
+        # a few parts come within a percent of the bound, where many leave the dive lost
+        counts = [base, 2 * base, 3 * base]
+        near = None
+        if base > AUTO_PARTS_MOST:
+            counts = [k for k in (4, 8, 16, 32, 64) if k <= AUTO_PARTS_MOST]
+            near = AUTO_PARTS_NEAR * optimum
     elif isinstance(parts, int) and not isinstance(parts, bool) and parts >= 1:
-        counts = [parts]
+        counts, near = [parts], None
     else:
         raise SpecError(f"parts must be a positive integer or 'auto', got {parts!r}")
     n = len(net.ranks)
@@ -379,7 +390,7 @@ def split_parts(
         }
         if best is None or rate > Fraction(best[1]["algbw_links"]):
             best = (trees, info)
-        if rate == optimum:
+        if rate == optimum or (near is not None and rate >= near):
             break
     if best is None:  # pragma: no cover - counts is never empty
         raise SpecError("no part count to try")

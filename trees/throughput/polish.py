@@ -23,7 +23,13 @@ from supermesh.trees.cpsat import new_solver
 from supermesh.trees.throughput.model import Column, Network
 from supermesh.trees.throughput.pricing import ABSENT, bfs_labels
 
-__all__ = ["polish_parts"]
+__all__ = ["POLISH_GRID", "polish_parts"]
+
+POLISH_GRID = 1 << 16
+"""The finest capacity step the CP-SAT model holds exactly: capacities whose common
+denominator is larger are rounded down to multiples of ``1 / POLISH_GRID`` (a topology file's
+``bandwidth: 0.7071`` is exactly 7071/10000, its long wire's ``b / l`` under the booksim preset
+a float with a denominator near 2^52, whose scaled loads overflow the model's integers)."""
 
 
 def _slot(
@@ -138,6 +144,16 @@ def polish_parts(
     for a, o in enumerate(net.arc_orbit):
         bandwidth.setdefault(o, net.cap_exact[a])
     scale = math.lcm(*(c.denominator for c in bandwidth.values()))
+    exact = scale <= POLISH_GRID
+    if not exact:
+        # capacities from measured wires (a sqrt length, 0.7071 typed in a file) have
+        # denominators past CP-SAT's 64-bit integers: rounded down, the model is stricter than
+        # the network, so what it finds fits, but its optimum proves nothing
+        bandwidth = {
+            o: max(Fraction(1, POLISH_GRID), Fraction(math.floor(b * POLISH_GRID), POLISH_GRID))
+            for o, b in bandwidth.items()
+        }
+        scale = POLISH_GRID
     lower = Fraction(n * parts) / optimum
     model = cp_model.CpModel()
     top = math.ceil(n * parts / min(bandwidth.values())) * scale
@@ -175,5 +191,5 @@ def polish_parts(
                 labels[w] = base + depth
         columns.append(Column(r, arcs, max(labels), tuple(labels)))
     reached = Fraction(int(solver.value(load)), scale)
-    proved = status == cp_model.OPTIMAL or reached <= lower
+    proved = (exact and status == cp_model.OPTIMAL) or reached <= lower
     return columns, reached, proved

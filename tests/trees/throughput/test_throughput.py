@@ -430,3 +430,38 @@ def test_auto_parts_stay_affordable_with_an_irrational_bandwidth():
     assert len(packing.trees) <= 9 * AUTO_PARTS_MOST
     assert Fraction(packing.stats["algbw_links"]) <= bound
     assert check_tree(G, packing.trees[0], direction="out") == []
+
+
+def test_parts_polish_with_capacities_past_the_solvers_integers():
+    # a row of links at 1 / sqrt(5) (a measured wire's rate typed into a file): the CP-SAT
+    # polish scaled the loads by the capacities' common denominator (~10^16) and died with an
+    # ortools TypeError; now it rounds the capacities down and what it returns still fits
+    G = build("mesh:3x3")
+    for u, v, _, d in G.edges(keys=True, data=True):
+        if u < 3 and v < 3:
+            d["bandwidth"] = 1 / math.sqrt(5)
+    bound = throughput_bound(G, "allgather").value
+    packing = pack_throughput(G, parts="auto", time_limit=10)
+    rate = loads_rate(G, packing.trees, [Fraction(1)] * len(packing.trees))
+    assert str(rate) == packing.stats["algbw_links"]
+    assert 0.9 * bound <= rate <= bound
+    for t in packing.trees:
+        assert check_tree(G, t, direction="out") == []
+
+
+def test_auto_parts_with_irrational_rates_stop_near_the_bound():
+    # booksim's held wires of Kite-medium 4x4 carry 1, 1 / sqrt 2 and 1 / 2 links: "auto" split
+    # into 64 parts reached 0.879 of the bound in 6 s; doubling from 4 it stops at the first
+    # count within AUTO_PARTS_NEAR
+    from supermesh.sim.link_costs import serial_capacity_network
+    from supermesh.trees.throughput.parts import AUTO_PARTS_NEAR
+
+    H = serial_capacity_network(build("kite-medium:4x4"), get_preset("booksim"))
+    bound = throughput_bound(H, "allgather").value
+    packing = pack_throughput(H, parts="auto", time_limit=10)
+    parts = packing.stats["parts"]["parts"]
+    assert parts in (4, 8, 16, 32, 64)
+    rate = loads_rate(H, packing.trees, [Fraction(1)] * len(packing.trees))
+    assert str(rate) == packing.stats["algbw_links"]
+    assert AUTO_PARTS_NEAR * bound <= rate <= bound
+    assert len(packing.trees) == 16 * parts
