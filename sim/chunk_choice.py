@@ -181,7 +181,7 @@ def tuned_program(
     def attempt(p: TreePacking, c: int, one_round: bool) -> float:
         nonlocal best
         q = dataclasses.replace(params, chunk_bytes=c)
-        program = packing_program(G, p, collective, nbytes, q, one_round=one_round)
+        program = packing_program(G, p, collective, nbytes, q, one_round=one_round, barrier=False)
         tried.append(
             {"chunk_bytes": c, "trees": len(p.trees), "rule": p.stats.get("rule", "given")}
         )
@@ -266,7 +266,7 @@ def ring_program(
     """
     smallest = min(tree_bytes(list(packing.trees), nbytes, collective))
     q = dataclasses.replace(params, chunk_bytes=max(1, math.ceil(smallest)))
-    program = packing_program(G, packing, collective, nbytes, q)
+    program = packing_program(G, packing, collective, nbytes, q, barrier=False)
     rule = packing.stats.get("rule", packing.method)
     return simulated_try(G, program, q, q.chunk_bytes, len(packing.trees), rule), q
 

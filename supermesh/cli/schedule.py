@@ -11,7 +11,9 @@ sets given as ``--roots "0,5,10,15;1,6,11,12;..."`` or by default the optimised 
 ``--algorithm throughput`` (ReduceScatter / AllGather / AllReduce): every chiplet roots several
 trees with equal shares of its data, all at once
 (:func:`supermesh.trees.schedule.collective.throughput_packing`, trees per chiplet chosen for
-``--size``). Sizes are read by :func:`supermesh.units.parse_size`.
+``--size``); its AllReduce tables have no global barrier (``barrier: false``: an ``ag`` chunk
+leaves its root once the root has reduced it, as ``sim -a throughput`` runs it), and so do those
+of a weighted ``--trees`` packing. Sizes are read by :func:`supermesh.units.parse_size`.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from supermesh.cli.values import Choice, Integer, Size
 from supermesh.errors import SpecError
 from supermesh.export.formats import format_for
 from supermesh.export.schedule import EXTENSIONS, FORMATS, schedule_text
+from supermesh.sim.defaults import is_weighted
 from supermesh.sim.tables import SYNTHESISERS, synthesised_schedule
 from supermesh.trees.model import read_packing
 from supermesh.trees.schedule.build import build_schedule
@@ -192,12 +195,19 @@ def schedule(
                 load_document(f, lambda f=f: read_packing(f, canonical), "tree file")
                 for f in tree_files
             ]
-            sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=size)
+            # a weighted packing is what sim runs as -a throughput: an AllReduce without barrier
+            weighted = any(is_weighted(G, p) for p in packings)
+            sched = build_schedule(
+                G, collective, packings, chunks=chunks, nbytes=size, barrier=not weighted
+            )
         else:
             packings = phase_packings(
                 G, collective, algorithm=algorithm, roots=roots, nbytes=size, time_limit=time_limit
             )
-            sched = build_schedule(G, collective, packings, chunks=chunks, nbytes=size)
+            barrier = algorithm != "throughput"
+            sched = build_schedule(
+                G, collective, packings, chunks=chunks, nbytes=size, barrier=barrier
+            )
         msccl: dict[str, Any] = {"chunks_per_loop": chunks_per_loop}
         if fmt == "msccl":
             from supermesh.export.msccl import MscclLimits

@@ -151,3 +151,17 @@ def test_computed_trees_allreduce_and_allgather(tmp_path, capsys):
     assert code == 0
     algo = validate(xml.read_text())
     check_result(algo, execute(algo))
+
+
+def test_throughput_allreduce_tables_have_no_barrier(tmp_path, capsys):
+    # sim -a throughput runs its AllReduce without the global barrier; its tables say so, and
+    # the checker finds them clean and deadlock-free; the pipeline's tables keep the barrier
+    for algorithm, barrier in (("throughput", False), ("pipeline", True)):
+        path = tmp_path / f"{algorithm}.json"
+        argv = ["schedule", "mesh:3x3", "-c", "allreduce", "-a", algorithm, "-o", str(path)]
+        code, _, _ = run([*argv, "-q"], capsys)
+        assert code == 0
+        assert json.loads(path.read_text())["barrier"] is barrier
+        code, out, _ = run(["verify", str(path)], capsys)
+        assert code == 0
+        assert "deadlock-free" in out

@@ -47,7 +47,9 @@ link, their steps follow :func:`~supermesh.trees.schedule.fifo.fifo_slots` (a li
 and ``reduce`` for in-tree phases, trees indexed as in the set and oriented parent -> child):
 the order :func:`supermesh.sim.packing.packing_program` simulates. AllReduce has
 ``barrier = True``: no ``ag`` chunk moves until every root holds every reduced chunk (the
-simulator's global barrier); the ``deps`` give only the data dependency.
+simulator's global barrier); the ``deps`` give only the data dependency. With ``barrier =
+False`` (``build_schedule(..., barrier=False)``, the throughput AllReduce) they are all there is:
+an ``ag`` chunk leaves its root once the root has reduced it.
 
 Weighted tables (throughput packings). A ReduceScatter, AllGather or AllReduce packing in which
 some root roots several trees or trees of one set share a link, and the shares
@@ -132,6 +134,7 @@ def build_schedule(
     nbytes: int | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     fifo: Mapping[tuple[str, int], Mapping[tuple[int, int], int]] | None = None,
+    barrier: bool = True,
 ) -> Schedule:
     """Build the schedule table of a pipelined collective from its trees.
 
@@ -163,6 +166,10 @@ def build_schedule(
         Each link's order given instead of computed, for the (phase, set) pairs it lists:
         ``fifo[(phase, set)][(tree index, child end of the arc)]`` is the entry's position in
         its link's FIFO (a synthesised schedule's own order, e.g. TACOS's).
+    barrier : bool
+        AllReduce: the global barrier between ``rs`` and ``ag`` (``Schedule.barrier``); off,
+        an ``ag`` chunk leaves a root once the root has reduced it, and each link still sends
+        its ``rs`` entries before its ``ag`` ones (what ``sim -a throughput`` runs).
 
     Returns
     -------
@@ -274,7 +281,7 @@ def build_schedule(
         chunks=chunks,
         chunk_bytes=chunk_bytes,
         nbytes=nbytes,
-        barrier=collective == "allreduce",
+        barrier=collective == "allreduce" and barrier,
         roots=tuple(tuple(t.root for t in s) for s in first_sets),
         ranks=tuple(ranks),
         entries=tuple(entries),

@@ -177,7 +177,9 @@ class Schedule:
     nbytes : int or None
         Data size the chunk count was derived from, if any.
     barrier : bool
-        True for AllReduce: the ``ag`` phase starts when every root holds every reduced chunk.
+        AllReduce only: the ``ag`` phase starts when every root holds every reduced chunk.
+        False for an AllReduce without the barrier (a throughput one), whose ``ag`` chunks
+        leave a root once it has reduced them.
     roots : tuple of tuple of int
         Roots per set, per tree.
     ranks : tuple of int

@@ -226,12 +226,12 @@ def _fifo(s: Schedule, by_id: dict[int, ScheduleEntry]) -> list[Finding]:
 def _header(s: Schedule) -> list[Finding]:
     """The schedule-wide fields: the barrier, the roots, and chunks against nbytes."""
     found: list[Finding] = []
-    if s.barrier != (s.collective == "allreduce"):
+    if s.barrier and s.collective != "allreduce":
         found.append(
             Finding(
                 "bad-field",
-                f"barrier is {str(s.barrier).lower()}: it is true exactly for allreduce (the ag "
-                "phase waits for every reduced chunk)",
+                f"barrier is true for {s.collective}: only an allreduce has one (its ag phase "
+                "waiting for every reduced chunk)",
             )
         )
     if not s.roots or not all(s.roots):
