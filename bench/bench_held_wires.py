@@ -8,8 +8,10 @@ bound counts a wire at ``b / l`` (:func:`~supermesh.sim.link_costs.serial_capaci
 For every family with such wires (4x4), collective and size (MiB), side by side in one run:
 the simulated time over that bound of the fewest-parts packing of the raw bandwidth (what a
 throughput run had packed alone), of the packing of the held rates (its rule
-:data:`~supermesh.sim.throughput_run.HELD_RULE`), each at its best chunk size, and of the whole
-``-a throughput`` search, with the seconds each packing took and the rule the search kept.
+:data:`~supermesh.sim.packing_choice.HELD_RULE`) and the other direction's reversed
+(:func:`~supermesh.sim.packing_choice.held_rate_packings`), each at its best chunk size,
+and of the whole ``-a throughput`` search, with the seconds the packings took and the rule the
+search kept.
 Simulated times do not depend on the machine's load; the seconds do.
 """
 
@@ -22,7 +24,7 @@ from supermesh.sim import get_preset
 from supermesh.sim.algorithms import run_algorithm
 from supermesh.sim.chunk_choice import tuned_program
 from supermesh.sim.link_costs import serial_capacity_network
-from supermesh.sim.packing_choice import fastest_try
+from supermesh.sim.packing_choice import fastest_try, held_rate_packings
 from supermesh.topologies import build
 from supermesh.trees.schedule.collective import natural_direction, throughput_packing
 
@@ -36,19 +38,20 @@ def main() -> None:
     ap.add_argument("--collectives", default="allgather,reducescatter,allreduce")
     args = ap.parse_args()
     params = get_preset("booksim")
-    head = ("topology", "collective", "MiB", "raw", "s", "held", "s", "run", "kept")
+    head = ("topology", "collective", "MiB", "raw", "s", "held", "reversed", "s", "run", "kept")
     rows = []
     for family in args.families.split(","):
         G = build(f"{family}:4x4")
         net = serial_capacity_network(G, params)
         for collective in args.collectives.split(","):
             direction = natural_direction(collective)
-            took = {}
-            packings = {}
-            for name, graph in (("raw", G), ("held", net)):
-                start = time.perf_counter()
-                packings[name] = throughput_packing(graph, direction, time_limit=60)
-                took[name] = time.perf_counter() - start
+            start = time.perf_counter()
+            raw = throughput_packing(G, direction, time_limit=60)
+            took = {"raw": time.perf_counter() - start}
+            start = time.perf_counter()
+            held = held_rate_packings(G, net, direction, {}, time_limit=60)
+            took["held"] = time.perf_counter() - start
+            packings = {"raw": raw, "held": held[0], "reversed": held[-1]}
             for mib in (int(x) for x in args.sizes.split(",")):
                 nbytes = mib << 20
                 r = run_algorithm(G, "throughput", collective, nbytes, params)
@@ -68,9 +71,10 @@ def main() -> None:
                         f"{ratio['raw']:.4f}",
                         f"{took['raw']:.2f}",
                         f"{ratio['held']:.4f}",
+                        f"{ratio['reversed']:.4f}" if len(held) > 1 else "-",
                         f"{took['held']:.2f}",
                         f"{r.time / bound:.4f}",
-                        kept[:48],
+                        kept[:90],
                     )
                 )
                 print("  ".join(rows[-1]), flush=True)

@@ -36,17 +36,11 @@ from supermesh.sim.program import Program
 from supermesh.trees.model import TreePacking, TreeSet
 
 __all__ = [
-    "HELD_RULE",
     "RING_EXCESS",
     "check_throughput_collective",
     "throughput_bound_for",
     "throughput_program",
 ]
-
-HELD_RULE = "throughput, parts auto, packed on the held wires' rates (b / l)"
-"""The rule of the packing a throughput run adds where a preset holds a link for its length
-(booksim's ``link_pipelined=False``): trees packed on :func:`~supermesh.sim.link_costs.
-serial_capacity_network`, whose cuts are the bound's."""
 
 RING_EXCESS = 1e-4
 """A rings' run ends the search when it is within :data:`~supermesh.sim.packing_choice.STREAMING`
@@ -210,7 +204,12 @@ def throughput_program(
     from supermesh.sim.chunk_choice import tuned_program
     from supermesh.sim.link_costs import serial_capacity_network
     from supermesh.sim.packing import check_packing_memory, packing_program
-    from supermesh.sim.packing_choice import faster, free_share_choice, other_packings
+    from supermesh.sim.packing_choice import (
+        faster,
+        free_share_choice,
+        held_rate_packings,
+        other_packings,
+    )
     from supermesh.sim.time_expanded import SYNTHESISED_UP_TO, synthesised_choice
     from supermesh.topologies.model import compute_nodes
     from supermesh.trees.schedule.collective import (
@@ -258,14 +257,10 @@ def throughput_program(
     # the fewest equal parts that reach the bound; the chunk size is searched
     packing = throughput_packing(G, direction, time_limit=time_limit, memo=memos[direction])
     best = tuned_program(G, [packing], collective, nbytes, params)
-    if net is not G:
-        # and those of the held rates, which win mostly (butterdonut 4x4 AllGather 64 MiB,
-        # booksim: 1.45 of the bound packed on the wires, 1.13 on the held rates; but
-        # Kite-medium 1 MiB 1.141 against 1.160)
-        memo = cache.setdefault(("throughput", spec, direction, "held"), {})
-        held = throughput_packing(net, direction, time_limit=time_limit, memo=memo)
-        held.stats["rule"] = HELD_RULE
-        best = faster(best, tuned_program(G, [held], collective, nbytes, params))
+    if net is not G:  # and those of the held rates (mostly faster, Kite-medium 1 MiB not)
+        memo = cache.setdefault(("throughput", spec, "held"), {})
+        held = held_rate_packings(G, net, direction, memo, time_limit)
+        best = faster(best, tuned_program(G, held, collective, nbytes, params))
     others = other_packings(G, packing, best[0], collective, params, memos, time_limit)
     if others:
         with contextlib.suppress(ResourceError):  # more trees than memory: not a try
