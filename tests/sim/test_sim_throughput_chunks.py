@@ -116,11 +116,13 @@ def test_smalter_4x4_streams_at_the_bound_with_twice_the_parts(collective):
     # the fewest parts (4 per chiplet), in rounds of one chunk of every tree, run no closer
     # than 1.007 of the bound at any chunk size (paper preset, 512 MiB); 8 parts with one chunk
     # per tree stream: within 0.2% (issue 17). (The fewest parts' ReduceScatter as one round of
-    # 2 chunks a tree also reaches 1.0003: the one-round tries are not held to the 1.007.)
+    # 2 chunks a tree also reaches 1.0003: the one-round tries are not held to the 1.007; an
+    # AllReduce, without the barrier and in chunks that cut its shares exactly, 1.0059.)
     r = trees_only("smalter:4x4", collective, 512 * MIB, get_preset("paper"))
     fewest = [t for t in r.meta["tried"] if t["trees"] == 64 and not t.get("one_round")]
     assert fewest
-    assert min(t["time"] for t in fewest) > 1.007 * r.lower_bound
+    apart = 1.005 if collective == "allreduce" else 1.007
+    assert min(t["time"] for t in fewest) > apart * r.lower_bound
     assert r.lower_bound <= r.time <= 1.002 * r.lower_bound
     assert any(t["trees"] == 128 and t["time"] == r.time for t in r.meta["tried"])
 
