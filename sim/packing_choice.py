@@ -240,6 +240,12 @@ def held_rate_packings(
     list of TreePacking
         Their rules :data:`HELD_RULE`, and the same with the reversal named.
 
+    Raises
+    ------
+    TopologyError
+        Ranks that cannot reach each other (as
+        :func:`~supermesh.trees.schedule.collective.throughput_packing`).
+
     Examples
     --------
     >>> from supermesh.sim.link_costs import serial_capacity_network
