@@ -267,7 +267,7 @@ def packing_program(
         kinds = {"allgather": ("forward",), "reducescatter": ("reduce",)}
         orders = fifo_orders(f, kinds.get(collective, ("reduce", "forward")), rounds=rounds)
 
-    job_orders: dict[str, np.ndarray] = {}
+    blocks_of: dict[str, np.ndarray] = {}  # per phase kind: the block of each job
 
     def phase(kind: str) -> Phase:
         if given is not None:
@@ -281,9 +281,9 @@ def packing_program(
         depth = f.depth if kind == "forward" else -f.depth
         # blocks in the order (slot, depth, tree, stream, arc, node): each link's FIFO by slot
         job_of = np.lexsort((f.node, f.key, f.node, f.up, si_of, ti_of, depth, slot))
-        job_orders[kind] = job_of
         block = np.empty(f.jobs, dtype=np.int64)
         block[job_of] = np.arange(f.jobs)
+        blocks_of[kind] = block
         # the data go down the arcs for a forward, up them (reversed) for a reduce
         physical = down if kind == "forward" else down[:, [1, 0, 2]]
         arc = _intern(G, arc_index, physical, arc_of[job_of])
@@ -323,7 +323,7 @@ def packing_program(
     }
     if collective == "allreduce" and not barrier:
         red, fwd = phase("reduce"), phase("forward")
-        return _without_barrier(f, job_orders, red, fwd, params, arc_index, meta)
+        return _without_barrier(f, blocks_of, red, fwd, params, arc_index, meta)
     return tree_phases(collective, params, arc_index, phase, meta)
 
 
@@ -336,7 +336,7 @@ def _pairs(deps: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
 
 def _without_barrier(
     f: Forest,
-    job_orders: Mapping[str, np.ndarray],
+    blocks_of: Mapping[str, np.ndarray],
     red: Phase,
     fwd: Phase,
     params: SimParams,
@@ -351,10 +351,7 @@ def _without_barrier(
     barrier, 1.0155 without (65,536-byte chunks); 512 MiB 1.0074 and 1.0058.
     """
     m = f.jobs
-    block_r = np.empty(m, dtype=np.int64)
-    block_r[job_orders["reduce"]] = np.arange(m)
-    block_f = np.empty(m, dtype=np.int64)
-    block_f[job_orders["forward"]] = np.arange(m)
+    block_r, block_f = blocks_of["reduce"], blocks_of["forward"]
     # the jobs at a root (parent -1): its forwards wait for all its reductions, tree by tree
     roots = np.flatnonzero(f.parent < 0)
     roots = roots[np.argsort(f.tree[roots], kind="stable")]

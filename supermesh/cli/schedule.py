@@ -189,22 +189,25 @@ def schedule(
     with status(f"{collective} tables on {spec}", quiet or not output):
         if synthesised:
             sched = synthesised_schedule(G, collective, algorithm, nbytes=size, chunks=chunks)
-        elif tree_files:
-            canonical = G.graph.get("spec", "")
-            packings: Any = [
-                load_document(f, lambda f=f: read_packing(f, canonical), "tree file")
-                for f in tree_files
-            ]
-            # a weighted packing is what sim runs as -a throughput: an AllReduce without barrier
-            weighted = any(is_weighted(G, p) for p in packings)
-            sched = build_schedule(
-                G, collective, packings, chunks=chunks, nbytes=size, barrier=not weighted
-            )
         else:
-            packings = phase_packings(
-                G, collective, algorithm=algorithm, roots=roots, nbytes=size, time_limit=time_limit
-            )
-            barrier = algorithm != "throughput"
+            if tree_files:
+                canonical = G.graph.get("spec", "")
+                packings: Any = [
+                    load_document(f, lambda f=f: read_packing(f, canonical), "tree file")
+                    for f in tree_files
+                ]
+            else:
+                packings = phase_packings(
+                    G,
+                    collective,
+                    algorithm=algorithm,
+                    roots=roots,
+                    nbytes=size,
+                    time_limit=time_limit,
+                )
+            # weighted trees (-a throughput's, or a file of them) run as sim -a throughput runs
+            # them: an AllReduce without the barrier
+            barrier = not any(is_weighted(G, p) for p in packings)
             sched = build_schedule(
                 G, collective, packings, chunks=chunks, nbytes=size, barrier=barrier
             )
