@@ -10,7 +10,10 @@ Run: ``python3 bench/bench_limit.py [--quick] [--targets 1,2,4,5] [--grids 4,5,8
    exact cut bound; AllReduce: :func:`throughput_bound_for`, the free-share rate on up to 64
    chiplets, else ReduceScatter then AllGather, ``1 / (1 / rho_RS + 1 / rho_AG)``),
    ``ratio`` = throughput / bound, the chunk size ``throughput`` chose (``1r``: its chunks run as
-   one list-scheduled round, ``meta.one_round``), and ``ok``: no slower
+   one list-scheduled round, ``meta.one_round``; ``j``: an AllReduce in one justified order,
+   ``meta.order``), ``order floor``: for a justified run, its trees' and chunk's
+   :func:`~supermesh.trees.schedule.justify.slot_floor` in chunk periods over the bound (no FIFO
+   order of those trees in chunks of that size is faster), and ``ok``: no slower
    than every other algorithm and, from 64 MiB, within 0.2% of the bound. The mesh's AllReduce
    is not compared with ``pipeline`` and ``tto``: TTO's trees leave a corner out of it.
 2. Unequal shares (target 2): the exact-share packing of mesh 4x4 (column generation: shares 1
@@ -65,9 +68,21 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)), flush=True)
 
 
+def order_floor(run, params) -> str:
+    """A justified run's slot floor in time over the bound: no FIFO order of its trees and chunk
+    is faster (every link taking one chunk period a transfer)."""
+    import dataclasses
+
+    floor = run.meta.get("slot_floor")
+    if floor is None:
+        return "-"
+    q = dataclasses.replace(params, chunk_bytes=int(run.meta["chunk_bytes"]))
+    return f"{floor * q.chunk_period() / run.lower_bound:.4f}"
+
+
 def throughput_rows(args: argparse.Namespace) -> None:
     header = ["topology", "collective", "MiB", "preset", "throughput", "tacos", "best other"]
-    header += ["bound", "ratio", "vs best", "chunk B", "ok"]
+    header += ["bound", "ratio", "vs best", "chunk B", "order floor", "ok"]
     rows = []
     missed = []
     for grid in args.grids:
@@ -107,7 +122,8 @@ def throughput_rows(args: argparse.Namespace) -> None:
                         row += [f"{ratio:.4f}", f"{ours.time / best:.4f}"]
                         chunk = str(ours.meta.get("chunk_bytes", ""))
                         chunk += " 1r" if ours.meta.get("one_round") else ""
-                        row += [chunk, "yes" if ok else "NO"]
+                        chunk += " j" if ours.meta.get("order") == "justified" else ""
+                        row += [chunk, order_floor(ours, params), "yes" if ok else "NO"]
                         rows.append(row)
                         print("  ".join(row), flush=True)
                         if not ok:

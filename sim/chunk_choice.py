@@ -26,6 +26,7 @@ from supermesh.trees.model import Tree, TreePacking
 
 __all__ = [
     "EVEN_CHUNKS",
+    "JUSTIFIED_WORK",
     "ONE_ROUND_CHUNKS",
     "SEARCH_UP_TO",
     "chunk_candidates",
@@ -35,6 +36,10 @@ __all__ = [
 ]
 
 EVEN_CHUNKS = 2
+JUSTIFIED_WORK = 400_000
+"""Transfers (both kinds, every chunk) up to which an AllReduce's trees are also tried in one
+justified order (:func:`~supermesh.sim.packing.packing_program`, ``order="justified"``); more
+take chunks twice as large until they fit (the schedule costs about 4 us a transfer)."""
 """Chunk sizes that cut a tree's share exactly (:func:`_even_chunks`) an AllReduce also tries."""
 SEARCH_UP_TO = 100
 """Ranks up to which :func:`chunk_candidates` offers three chunk sizes (above: one)."""
@@ -170,7 +175,11 @@ def tuned_program(
     ``"one_round": true``, and so does the program's ``meta`` when it is kept.
     Every candidate is simulated (link costs applied, as :func:`~supermesh.sim.run.evaluate`
     does); the first of the fastest is kept (larger chunks first: fewer transfers).
-    ``meta["chunk_bytes"]`` and ``meta["tried"]`` (chunk bytes, trees, time of every
+    An AllReduce then runs the fastest pipelined try's packing in one justified order
+    (``order="justified"`` of :func:`~supermesh.sim.packing.packing_program`, entries
+    ``"order": "justified"``) at that try's chunk, then at chunks twice as large while each is
+    faster (its fill is shorter, so its best chunk larger; up to :data:`JUSTIFIED_WORK`
+    transfers). ``meta["chunk_bytes"]`` and ``meta["tried"]`` (chunk bytes, trees, time of every
     candidate) record the choice. A single candidate (one packing above
     :data:`SEARCH_UP_TO` ranks) is not simulated here: its entry has no time, the result's is
     its time (a 32x32 packing's run is 4 million transfers, which the caller runs anyway).
@@ -206,15 +215,19 @@ def tuned_program(
     tried: list[dict[str, Any]] = []
     runs: list[tuple[TreePacking, int, float]] = []  # rounds of one chunk of every tree
 
-    def attempt(p: TreePacking, c: int, one_round: bool) -> float:
+    def attempt(p: TreePacking, c: int, one_round: bool, order: str = "schedule") -> float:
         nonlocal best
         q = dataclasses.replace(params, chunk_bytes=c)
-        program = packing_program(G, p, collective, nbytes, q, one_round=one_round, barrier=False)
+        program = packing_program(
+            G, p, collective, nbytes, q, one_round=one_round, barrier=False, order=order
+        )
         tried.append(
             {"chunk_bytes": c, "trees": len(p.trees), "rule": p.stats.get("rule", "given")}
         )
         if one_round:
             tried[-1]["one_round"] = True
+        if order != "schedule":
+            tried[-1]["order"] = order
         if len(options) == 1:
             best = (0.0, program, q, p)  # nothing to choose: the caller's run is the only one
             return 0.0
@@ -245,6 +258,28 @@ def tuned_program(
             if end > previous:
                 break  # slower than one chunk fewer: more chunks only pay more hop costs
             previous = end
+    if collective == "allreduce" and runs:
+        # the fastest pipelined try's trees in one justified order, at its chunk and then
+        # twice as large while that is faster: its fill is shorter, so its best chunk larger
+        fastest, chunk, _ = min(runs, key=lambda r: r[2])
+        sizes = tree_bytes(list(fastest.trees), nbytes, collective)
+        share = min(sizes)
+        chunks = max(1, round(share / chunk))
+        arcs = [len(t.arcs) for t in fastest.trees]
+
+        def jobs(k: int) -> int:
+            c = math.ceil(share / k)
+            return 2 * sum(a * math.ceil(b / c) for a, b in zip(arcs, sizes, strict=True))
+
+        while chunks > 1 and jobs(chunks) > JUSTIFIED_WORK:
+            chunks //= 2
+        previous = math.inf
+        while chunks >= 1:
+            end = attempt(fastest, math.ceil(share / chunks), False, "justified")
+            if end >= previous:
+                break
+            previous = end
+            chunks //= 2
     assert best is not None
     _, program, q, _ = best
     program.meta["chunk_bytes"] = q.chunk_bytes

@@ -70,15 +70,19 @@ def test_above_the_free_share_size_the_bound_is_reducescatter_then_allgather() -
 
 
 def test_more_copies_are_tried_while_the_last_ran_within_a_slot_of_the_fastest() -> None:
-    # mesh 4x4 AllReduce 1 MiB, booksim: 1 and 2 copies of the free-root trees run within a few
-    # cycles of each other (74,125 and 74,128); 4 copies are faster still, and a stop at the
-    # first copy count no faster than the one before never reached them
+    # mesh 4x4 AllReduce 1 MiB, booksim: in rounds of one chunk a tree, 1 and 2 copies of the
+    # free-root trees ran within a few cycles of each other (74,125 and 74,128) and 4 copies
+    # faster still (73,391), which a stop at the first copy count no faster than the one before
+    # never reached. In a justified order 1 copy runs 69,862 cycles and 2 copies 71,353, more
+    # than 1% slower: 4 copies are not tried
+    from supermesh.sim.packing_choice import MORE_PARTS_SLACK
+
     r = run_algorithm(build("mesh:4x4"), "throughput", "allreduce", MIB, get_preset("booksim"))
-    best = {}
+    best: dict[str, float] = {}
     for t in r.meta["tried"]:
         if t["rule"].startswith("free-roots"):
             best[t["rule"]] = min(best.get(t["rule"], float("inf")), t["time"])
-    assert set(best) == {"free-roots x1", "free-roots x2", "free-roots x4"}
-    assert abs(best["free-roots x2"] - best["free-roots x1"]) < 0.01 * best["free-roots x1"]
-    assert best["free-roots x4"] < min(best["free-roots x1"], best["free-roots x2"])
+    assert list(best) == ["free-roots x1", "free-roots x2"]
+    assert best["free-roots x2"] > MORE_PARTS_SLACK * best["free-roots x1"]
+    assert best["free-roots x1"] < 73_391  # faster than 4 copies in rounds
     assert r.time == min(t["time"] for t in r.meta["tried"])

@@ -117,14 +117,20 @@ def test_smalter_4x4_streams_at_the_bound_with_twice_the_parts(collective):
     # than 1.007 of the bound at any chunk size (paper preset, 512 MiB); 8 parts with one chunk
     # per tree stream: within 0.2% (issue 17). (The fewest parts' ReduceScatter as one round of
     # 2 chunks a tree also reaches 1.0003: the one-round tries are not held to the 1.007; an
-    # AllReduce, without the barrier and in chunks that cut its shares exactly, 1.0059.)
+    # AllReduce, without the barrier and in chunks that cut its shares exactly, 1.0059, and in
+    # one justified order 1.00024.)
     r = trees_only("smalter:4x4", collective, 512 * MIB, get_preset("paper"))
-    fewest = [t for t in r.meta["tried"] if t["trees"] == 64 and not t.get("one_round")]
+    rounds = [t for t in r.meta["tried"] if not t.get("one_round") and "order" not in t]
+    fewest = [t for t in rounds if t["trees"] == 64]
     assert fewest
     apart = 1.005 if collective == "allreduce" else 1.007
     assert min(t["time"] for t in fewest) > apart * r.lower_bound
     assert r.lower_bound <= r.time <= 1.002 * r.lower_bound
-    assert any(t["trees"] == 128 and t["time"] == r.time for t in r.meta["tried"])
+    if collective == "allreduce":  # streams already: twice the parts are not tried
+        justified = [t for t in r.meta["tried"] if t.get("order") == "justified"]
+        assert min(t["time"] for t in justified if t["trees"] == 64) <= 1.0003 * r.lower_bound
+    else:
+        assert min(t["time"] for t in rounds if t["trees"] == 128) <= 1.002 * r.lower_bound
 
 
 @pytest.mark.parametrize("preset", ["booksim", "paper"])

@@ -12,7 +12,9 @@
   trees; :mod:`~supermesh.trees.schedule.fifo` orders a link shared by many trees (a list
   schedule, which the simulator runs too) over the flat arrays of
   :mod:`~supermesh.trees.schedule.forest`; :mod:`~supermesh.trees.schedule.list_schedule`
-  runs those list schedules and repairs one round's by deadlines.
+  runs those list schedules and repairs one round's by deadlines;
+  :mod:`~supermesh.trees.schedule.justify` list-schedules unit transfers over any dependency
+  graph (an AllReduce without its barrier) and improves the schedule by justification.
 - :mod:`~supermesh.trees.schedule.free_share`: :func:`free_share_packing`, an AllReduce whose
   parts float (the free-root rate, in equal parts), and :func:`whole_tree_packing`, a few whole
   trees where floating parts gain no rate.
@@ -64,6 +66,9 @@ _EXPORTS: dict[str, str] = {
     "ListSchedule": "supermesh.trees.schedule.list_schedule",
     "list_schedule": "supermesh.trees.schedule.list_schedule",
     "repaired_schedule": "supermesh.trees.schedule.list_schedule",
+    "justified_schedule": "supermesh.trees.schedule.justify",
+    "slot_floor": "supermesh.trees.schedule.justify",
+    "unit_list_schedule": "supermesh.trees.schedule.justify",
     "way_to_go": "supermesh.trees.schedule.list_schedule",
     "Job": "supermesh.trees.schedule.fifo",
     "fifo_order": "supermesh.trees.schedule.fifo",
