@@ -49,6 +49,7 @@ from supermesh.trees.model import Tree, TreePacking
 from supermesh.trees.schedule.fifo import FIFO_ROUNDS, Job, fifo_orders, stream_counts
 from supermesh.trees.schedule.forest import Forest, forest
 from supermesh.trees.schedule.justify import justified_schedule, slot_floor
+from supermesh.trees.schedule.list_schedule import way_to_go
 from supermesh.trees.schedule.weighted import split_block
 
 __all__ = [
@@ -201,8 +202,9 @@ def packing_program(
         :func:`supermesh.sim.collectives.tree_program`, or given: ``{"forward": slots,
         "reduce": slots}`` with ``slots[(tree index, node)]`` the position of the transfer on
         the node's parent arc in that arc's FIFO (a synthesised schedule's own order).
-        ``"justified"`` (AllReduce without the barrier): not rounds of one chunk a tree but
-        one list schedule of every chunk's transfers of both kinds, improved by justification
+        ``"justified"``: not rounds of one chunk a tree but one list schedule of every
+        chunk's transfers (an AllReduce's, without the barrier: of both kinds), improved by
+        justification
         (:func:`~supermesh.trees.schedule.justify.justified_schedule`); ``meta["slots"]`` is
         its length in transfer times and ``meta["slot_floor"]`` the
         :func:`~supermesh.trees.schedule.justify.slot_floor` no order of these trees and chunks
@@ -237,8 +239,7 @@ def packing_program(
     Raises
     ------
     SpecError
-        Unknown collective or order, or ``"justified"`` for another collective or with the
-        barrier.
+        Unknown collective or order, or ``"justified"`` for an AllReduce with the barrier.
     TopologyError
         A tree arc (or its reverse, for a reduce) missing from ``G``.
     """
@@ -249,7 +250,7 @@ def packing_program(
     if given is None and order not in ("schedule", "depth", "justified"):
         raise SpecError(f"order {order!r} is not 'schedule', 'depth' or 'justified'")
     justified = order == "justified"
-    if justified and (collective != "allreduce" or barrier):
+    if justified and collective == "allreduce" and barrier:
         raise SpecError("order 'justified' is of an AllReduce without its barrier")
     if given is not None and one_round:
         raise SpecError("a given order is of rounds of one chunk a tree, not one round")
@@ -342,8 +343,24 @@ def packing_program(
     if collective == "allreduce" and not barrier:
         red, fwd = phase("reduce"), phase("forward")
         program = _without_barrier(f, blocks_of, red, fwd, params, arc_index, meta)
-        return _justified(program, f, blocks_of, si_of) if justified else program
-    return tree_phases(collective, params, arc_index, phase, meta)
+    else:
+        program = tree_phases(collective, params, arc_index, phase, meta)
+    if not justified:
+        return program
+    # the first list schedule's rank: twice the chunk less the transfers still to go in its
+    # tree (an AllReduce's reduce: its depth, then the tree's height down again); mesh 4x4, 5x5
+    # and 8x8 free-share trees: 2 a chunk beat 1, 3, 4 and chunk-major
+    m = f.jobs
+    rank = np.empty(program.phases[0].size, dtype=np.int64)
+    if collective == "allreduce":
+        height = np.zeros(int(f.tree.max()) + 1, dtype=np.int64)
+        np.maximum.at(height, f.tree, f.depth)
+        rank[blocks_of["reduce"]] = 2 * si_of - (f.depth + height[f.tree])
+        rank[m + blocks_of["forward"]] = 2 * si_of - way_to_go(f, "forward")
+    else:
+        (kind,) = blocks_of
+        rank[blocks_of[kind]] = 2 * si_of - way_to_go(f, kind)
+    return _justified(program, rank)
 
 
 def _pairs(deps: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
@@ -410,51 +427,36 @@ def _without_barrier(
     )
 
 
-def _justified(
-    program: Program, f: Forest, blocks_of: Mapping[str, np.ndarray], chunk: np.ndarray
-) -> Program:
-    """``program`` (one chunk a block) with each link's FIFO in the order of one justified list
-    schedule of both kinds of transfer
-    (:func:`~supermesh.trees.schedule.justify.justified_schedule`).
-
-    The first list schedule ranks a transfer by twice its chunk less the transfers still to go
-    after it in its tree (its reduce depth plus the tree's height, or the height below it);
-    mesh 4x4, 5x5 and 8x8 free-share trees: 2 a chunk beat 1, 3, 4 and chunk-major.
-    """
+def _justified(program: Program, rank: np.ndarray) -> Program:
+    """``program`` (one phase, one chunk a block) with each link's FIFO in the order of one
+    justified list schedule of all its transfers
+    (:func:`~supermesh.trees.schedule.justify.justified_schedule`, first ranked by ``rank``)."""
     (phase,) = program.phases
     assert isinstance(phase.deps, Dependencies)
-    m = f.jobs
-    height = np.zeros(int(f.tree.max()) + 1, dtype=np.int64)
-    np.maximum.at(height, f.tree, f.depth)
-    rank = np.empty(2 * m, dtype=np.int64)
-    rank[blocks_of["reduce"]] = 2 * chunk - (f.depth + height[f.tree])
-    rank[m + blocks_of["forward"]] = 2 * chunk - (f.below + 1)
+    n = phase.size
     start, flat = phase.deps.start, phase.deps.flat
     floor = slot_floor(phase.arc, start, flat)
     s = justified_schedule(phase.arc, start, flat, rank, floor=floor)
-    order = np.lexsort((np.arange(2 * m), s.slot))
-    new_id = np.empty(2 * m, dtype=np.int64)
-    new_id[order] = np.arange(2 * m)
+    order = np.lexsort((np.arange(n), s.slot))
+    new_id = np.empty(n, dtype=np.int64)
+    new_id[order] = np.arange(n)
     count = np.diff(start)[order]
-    new_start = np.zeros(2 * m + 1, dtype=np.int64)
+    new_start = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(count, out=new_start[1:])
-    lo = start[order]
-    at = np.arange(int(count.sum())) + np.repeat(lo - new_start[:-1], count)
-    new_flat = new_id[flat[at]]
-    mixed = Phase(
+    at = np.arange(int(count.sum())) + np.repeat(start[order] - new_start[:-1], count)
+    ordered = dataclasses.replace(
+        phase,
         arc=phase.arc[order],
         count=phase.count[order],
-        group=np.zeros(2 * m, dtype=np.int64),
+        group=np.zeros(n, dtype=np.int64),
         duration=phase.duration[order],
         delay=phase.delay[order],
         payload=phase.payload[order],
-        deps=Dependencies(new_start, new_flat),
-        start=phase.start,
-        label=phase.label,
+        deps=Dependencies(new_start, new_id[flat[at]]),
         stage=None if phase.stage is None else phase.stage[order],
     )
     meta = {**program.meta, "order": "justified", "slots": s.length, "slot_floor": floor}
-    return dataclasses.replace(program, phases=[mixed], meta=meta)
+    return dataclasses.replace(program, phases=[ordered], meta=meta)
 
 
 def _intern(
