@@ -36,11 +36,11 @@ __all__ = [
 ]
 
 EVEN_CHUNKS = 2
+"""Chunk sizes that cut a tree's share exactly (:func:`_even_chunks`) an AllReduce also tries."""
 JUSTIFIED_WORK = 400_000
 """Transfers (both kinds, every chunk) up to which an AllReduce's trees are also tried in one
 justified order (:func:`~supermesh.sim.packing.packing_program`, ``order="justified"``); more
 take chunks twice as large until they fit (the schedule costs about 4 us a transfer)."""
-"""Chunk sizes that cut a tree's share exactly (:func:`_even_chunks`) an AllReduce also tries."""
 SEARCH_UP_TO = 100
 """Ranks up to which :func:`chunk_candidates` offers three chunk sizes (above: one)."""
 ONE_ROUND_CHUNKS = (2, 4, 8)
@@ -179,8 +179,9 @@ def tuned_program(
     (``order="justified"`` of :func:`~supermesh.sim.packing.packing_program`, entries
     ``"order": "justified"``) at that try's chunk, then at chunks twice as large while each is
     faster (its fill is shorter, so its best chunk larger; up to :data:`JUSTIFIED_WORK`
-    transfers). ``meta["chunk_bytes"]`` and ``meta["tried"]`` (chunk bytes, trees, time of every
-    candidate) record the choice. A single candidate (one packing above
+    transfers: where that takes a larger chunk than the try's, larger ones still only while
+    each is faster than the try itself). ``meta["chunk_bytes"]`` and ``meta["tried"]`` (chunk
+    bytes, trees, time of every candidate) record the choice. A single candidate (one packing above
     :data:`SEARCH_UP_TO` ranks) is not simulated here: its entry has no time, the result's is
     its time (a 32x32 packing's run is 4 million transfers, which the caller runs anyway).
 
@@ -261,7 +262,7 @@ def tuned_program(
     if collective == "allreduce" and runs:
         # the fastest pipelined try's trees in one justified order, at its chunk and then
         # twice as large while that is faster: its fill is shorter, so its best chunk larger
-        fastest, chunk, _ = min(runs, key=lambda r: r[2])
+        fastest, chunk, fastest_end = min(runs, key=lambda r: r[2])
         sizes = tree_bytes(list(fastest.trees), nbytes, collective)
         share = min(sizes)
         chunks = max(1, round(share / chunk))
@@ -271,9 +272,11 @@ def tuned_program(
             c = math.ceil(share / k)
             return 2 * sum(a * math.ceil(b / c) for a, b in zip(arcs, sizes, strict=True))
 
+        capped = False
         while chunks > 1 and jobs(chunks) > JUSTIFIED_WORK:
-            chunks //= 2
-        previous = math.inf
+            chunks, capped = chunks // 2, True
+        # from a chunk larger than the fastest run's, larger ones help only if it already does
+        previous = fastest_end if capped else math.inf
         while chunks >= 1:
             end = attempt(fastest, math.ceil(share / chunks), False, "justified")
             if end >= previous:
