@@ -355,7 +355,7 @@ def packing_program(
     if collective == "allreduce":
         height = np.zeros(int(f.tree.max()) + 1, dtype=np.int64)
         np.maximum.at(height, f.tree, f.depth)
-        rank[blocks_of["reduce"]] = 2 * si_of - (f.depth + height[f.tree])
+        rank[blocks_of["reduce"]] = 2 * si_of - (way_to_go(f, "reduce") + height[f.tree])
         rank[m + blocks_of["forward"]] = 2 * si_of - way_to_go(f, "forward")
     else:
         (kind,) = blocks_of
@@ -400,9 +400,6 @@ def _without_barrier(
     fb, fd = _pairs(fwd.deps)
     blocks = np.concatenate([rb, fb + m, block_f[roots[who]] + m])
     deps = np.concatenate([rd, fd + m, block_r[roots[first[who] + within]]])
-    order = np.argsort(blocks, kind="stable")
-    start = np.zeros(2 * m + 1, dtype=np.int64)
-    np.cumsum(np.bincount(blocks, minlength=2 * m), out=start[1:])
     delay = fwd.delay.copy()
     delay[block_f[roots]] += params.reduce_delay  # the root's own aggregation, then the copy
     phase = Phase(
@@ -412,7 +409,7 @@ def _without_barrier(
         duration=np.concatenate([red.duration, fwd.duration]),
         delay=np.concatenate([red.delay, delay]),
         payload=np.concatenate([red.payload, fwd.payload]),
-        deps=Dependencies(start, deps[order]),
+        deps=Dependencies.from_pairs(blocks, deps, 2 * m),
         start=params.reduce_start,
         label="mixed",
         stage=np.repeat(np.array([0, 1], dtype=np.int64), m),
@@ -440,10 +437,7 @@ def _justified(program: Program, rank: np.ndarray) -> Program:
     order = np.lexsort((np.arange(n), s.slot))
     new_id = np.empty(n, dtype=np.int64)
     new_id[order] = np.arange(n)
-    count = np.diff(start)[order]
-    new_start = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(count, out=new_start[1:])
-    at = np.arange(int(count.sum())) + np.repeat(start[order] - new_start[:-1], count)
+    block, dep = _pairs(phase.deps)
     ordered = dataclasses.replace(
         phase,
         arc=phase.arc[order],
@@ -452,7 +446,7 @@ def _justified(program: Program, rank: np.ndarray) -> Program:
         duration=phase.duration[order],
         delay=phase.delay[order],
         payload=phase.payload[order],
-        deps=Dependencies(new_start, new_id[flat[at]]),
+        deps=Dependencies.from_pairs(new_id[block], new_id[dep], n),
         stage=None if phase.stage is None else phase.stage[order],
     )
     meta = {**program.meta, "order": "justified", "slots": s.length, "slot_floor": floor}

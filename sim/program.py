@@ -105,6 +105,22 @@ class Dependencies(Sequence[tuple[int, ...]]):
         self.start = start
         self.flat = flat
 
+    @classmethod
+    def from_pairs(cls, block: np.ndarray, dep: np.ndarray, blocks: int) -> Dependencies:
+        """The dependencies ``block[i]`` waits for ``dep[i]``, of ``blocks`` blocks; a block's
+        keep the order of the pairs.
+
+        Examples
+        --------
+        >>> d = Dependencies.from_pairs(np.array([2, 1, 2]), np.array([0, 0, 1]), 3)
+        >>> list(d)
+        [(), (0,), (0, 1)]
+        """
+        order = np.argsort(block, kind="stable")
+        start = np.zeros(blocks + 1, dtype=np.int64)
+        np.cumsum(np.bincount(block, minlength=blocks), out=start[1:])
+        return cls(start, np.asarray(dep, dtype=np.int64)[order])
+
     def __len__(self) -> int:
         return len(self.start) - 1
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from supermesh.errors import SpecError, TopologyError
+from supermesh.trees.schedule.list_schedule import lowest_bits
 
 __all__ = ["UnitSchedule", "justified_schedule", "slot_floor", "unit_list_schedule"]
 
@@ -139,20 +140,14 @@ def unit_list_schedule(
     # the sentinel is decremented by every padded row and must never reach 0
     waiting = np.append(np.diff(dep_start), np.iinfo(np.int64).max)
     slot = np.full(n, -1, dtype=np.int64)
-    one = np.uint64(1)
     new = np.flatnonzero(waiting[:n] == 0)
     now = done = 0
     while done < n:
         # a job freed twice in one slot sets its bit twice: no harm
         np.bitwise_or.at(words, cell[new], bit[new])
-        first = (table != 0).argmax(axis=1)
-        word = table[rows, first]
-        busy = np.flatnonzero(word)
+        busy, first, low, pos = lowest_bits(table, rows)
         if len(busy) == 0:
             raise TopologyError("the dependencies wait on each other: some job never starts")
-        word, first = word[busy], first[busy]
-        low = word & (~word + one)
-        pos = first * 64 + np.log2(low.astype(np.float64)).astype(np.int64)
         job = by_link[link_start[busy] + pos]
         words[busy * width + first] ^= low
         slot[job] = now

@@ -29,6 +29,7 @@ __all__ = [
     "lexsort",
     "list_schedule",
     "list_schedules",
+    "lowest_bits",
     "repaired_schedule",
     "way_to_go",
 ]
@@ -136,6 +137,42 @@ def lexsort(keys: Sequence[np.ndarray]) -> np.ndarray:
     return np.argsort(code * n + np.arange(n))
 
 
+def lowest_bits(table: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Each link's lowest set bit, where a link's waiting transfers are the bits of its row of
+    ``table`` (64 a word, lowest first).
+
+    Parameters
+    ----------
+    table : numpy.ndarray of uint64
+        ``links x words``.
+    rows : numpy.ndarray
+        ``arange(links)``.
+
+    Returns
+    -------
+    busy, first, low, position : numpy.ndarray
+        The links with a bit set, the word holding each one's lowest bit, that bit alone, and
+        its position in the row.
+
+    Examples
+    --------
+    >>> table = np.array([[0, 6], [0, 0], [1, 0]], dtype=np.uint64)  # bits 65 and 66; -; 0
+    >>> [x.tolist() for x in lowest_bits(table, np.arange(3))]
+    [[0, 2], [1, 0], [2, 1], [65, 0]]
+    """
+    if table.shape[1] == 1:  # one word a link: no search for the first word that is not 0
+        busy = np.flatnonzero(table[:, 0])
+        first = np.zeros(len(busy), dtype=np.int64)
+        word = table[busy, 0]
+    else:
+        first = (table != 0).argmax(axis=1)
+        word = table[rows, first]
+        busy = np.flatnonzero(word)
+        word, first = word[busy], first[busy]
+    low = word & (~word + np.uint64(1))
+    return busy, first, low, first * 64 + np.log2(low.astype(np.float64)).astype(np.int64)
+
+
 def list_schedule(
     f: Forest, arc: np.ndarray, kind: str, rounds: int, keys: tuple[np.ndarray, ...]
 ) -> ListSchedule:
@@ -218,20 +255,11 @@ def list_schedule(
         at = local[new_jobs] if single else new_rounds * on_arc[a] + local[new_jobs]
         if narrow:
             np.bitwise_or.at(words, a, np.left_shift(one, at.astype(np.uint64)))
-            busy = np.flatnonzero(words)
-            first = np.zeros(len(busy), dtype=np.int64)
-            word = words[busy]
         else:
             np.bitwise_or.at(
                 words, a * width + (at >> 6), np.left_shift(one, (at & 63).astype(np.uint64))
             )
-            table = words.reshape(n_arcs, width)
-            first = (table != 0).argmax(axis=1)
-            word = table[rows, first]
-            busy = np.flatnonzero(word)
-            word, first = word[busy], first[busy]
-        low = word & (~word + one)
-        at = first * 64 + np.log2(low.astype(np.float64)).astype(np.int64)
+        busy, first, low, at = lowest_bits(words.reshape(n_arcs, width), rows)
         if not single:
             c = at // on_arc[busy]
             ok = c == sent[busy] // on_arc[busy]  # an entry of a later round waits
