@@ -7,13 +7,15 @@ Run: ``python3 bench/bench_limit.py [--quick] [--targets 1,2,4,5] [--grids 4,5,8
    time of ``-a throughput``, of ``-a tacos`` and of the fastest other algorithm of the tool
    (``pipeline``, ``paper``, ``tto`` on the mesh's AllReduce, ``ring``, ``bidir-ring``,
    ``direct``, ``multitree``, ``teccl``), the cut bound ``throughput`` is held to (RS / AG: the
-   exact cut bound; AllReduce: :func:`throughput_bound_for`, the free-share rate on up to 64
-   chiplets, else ReduceScatter then AllGather, ``1 / (1 / rho_RS + 1 / rho_AG)``),
-   ``ratio`` = throughput / bound, the chunk size ``throughput`` chose (``1r``: its chunks run as
-   one list-scheduled round, ``meta.one_round``; ``j``: an AllReduce in one justified order,
-   ``meta.order``), ``order floor``: for a justified run, its trees' and chunk's
+   exact cut bound; AllReduce: :func:`throughput_bound_for`, the bound of every AllReduce, the
+   smaller of the rank cut and the partition bound, each element's ``2 (k - 1)`` transfers
+   between ``k`` parts), ``ratio`` = throughput / bound, the chunk size ``throughput`` chose
+   (``1r``: its chunks run as one list-scheduled round, ``meta.one_round``; ``j``: an AllReduce
+   in one justified order, ``meta.order``; ``r``: chunks ramping by ``meta.ramp``),
+   ``order floor``: for a justified run, its trees' and chunk's
    :func:`~supermesh.trees.schedule.justify.slot_floor` in chunk periods over the bound (no FIFO
-   order of those trees in chunks of that size is faster), and ``ok``: no slower
+   order of those trees in chunks of that size is faster; for ramped chunks the
+   :func:`~supermesh.trees.schedule.timed.timed_floor`), and ``ok``: no slower
    than every other algorithm and, from 64 MiB, within 0.2% of the bound. The mesh's AllReduce
    is not compared with ``pipeline`` and ``tto``: TTO's trees leave a corner out of it.
 2. Unequal shares (target 2): the exact-share packing of mesh 4x4 (column generation: shares 1
@@ -73,6 +75,8 @@ def order_floor(run, params) -> str:
     is faster (every link taking one chunk period a transfer)."""
     import dataclasses
 
+    if "ramp_floor" in run.meta:
+        return f"{run.meta['ramp_floor'] / run.lower_bound:.4f}"
     floor = run.meta.get("slot_floor")
     if floor is None:
         return "-"
@@ -123,6 +127,7 @@ def throughput_rows(args: argparse.Namespace) -> None:
                         chunk = str(ours.meta.get("chunk_bytes", ""))
                         chunk += " 1r" if ours.meta.get("one_round") else ""
                         chunk += " j" if ours.meta.get("order") == "justified" else ""
+                        chunk += f" r{ours.meta['ramp']}" if "ramp" in ours.meta else ""
                         row += [chunk, order_floor(ours, params), "yes" if ok else "NO"]
                         rows.append(row)
                         print("  ".join(row), flush=True)

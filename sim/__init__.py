@@ -20,7 +20,9 @@ Modules, in the order data flow:
   :mod:`~supermesh.sim.tree_sets`: a tree algorithm's trees (from
   :func:`supermesh.trees.schedule.collective_trees`) and their cache key.
 - :mod:`~supermesh.sim.collectives` (tree sets -> a program), :mod:`~supermesh.sim.packing`
-  (weighted packings -> a program), :mod:`~supermesh.sim.baselines` (ring, direct, MultiTree,
+  (weighted packings -> a program; its chunk sizes: :mod:`~supermesh.sim.chunk_choice`, an
+  AllReduce's justified order and ramps: :mod:`~supermesh.sim.justified_choice`,
+  :mod:`~supermesh.sim.ramp`), :mod:`~supermesh.sim.baselines` (ring, direct, MultiTree,
   TACOS).
 - :mod:`~supermesh.sim.program`: the data the engines run (per-link FIFOs of transfers);
   :mod:`~supermesh.sim.link_costs`: each transfer timed with its own arc's costs.
@@ -85,6 +87,7 @@ _EXPORTS: dict[str, str] = {
     # results
     "SimResult": "supermesh.sim.result",
     "ThroughputBound": "supermesh.sim.bounds",
+    "allreduce_bound": "supermesh.sim.bounds",
     "collective_bound": "supermesh.sim.bounds",
     "cut_bound": "supermesh.sim.bounds",
     "rank_connectivity": "supermesh.sim.bounds",

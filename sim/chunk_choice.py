@@ -18,6 +18,12 @@ import networkx as nx
 
 from supermesh.errors import SpecError
 from supermesh.sim.engine.timing import run_program
+from supermesh.sim.justified_choice import (
+    JUSTIFIED_WORK,
+    allreduce_load,
+    justified_tries,
+    transfers,
+)
 from supermesh.sim.link_costs import apply_link_costs
 from supermesh.sim.packing import packing_program, tree_bytes
 from supermesh.sim.presets import SimParams
@@ -37,10 +43,6 @@ __all__ = [
 
 EVEN_CHUNKS = 2
 """Chunk sizes that cut a tree's share exactly (:func:`_even_chunks`) an AllReduce also tries."""
-JUSTIFIED_WORK = 400_000
-"""Transfers (both kinds, every chunk) up to which an AllReduce's trees are also tried in one
-justified order (:func:`~supermesh.sim.packing.packing_program`, ``order="justified"``); more
-take chunks twice as large until they fit (the schedule costs about 4 us a transfer)."""
 SEARCH_UP_TO = 100
 """Ranks up to which :func:`chunk_candidates` offers three chunk sizes (above: one)."""
 ONE_ROUND_CHUNKS = (2, 4, 8)
@@ -164,6 +166,8 @@ def tuned_program(
     collective: str,
     nbytes: int,
     params: SimParams,
+    *,
+    beat: float = math.inf,
 ) -> tuple[Program, SimParams]:
     """The fastest packing program over packings and their :func:`chunk_candidates`.
 
@@ -177,11 +181,11 @@ def tuned_program(
     does); the first of the fastest is kept (larger chunks first: fewer transfers).
     An AllReduce then runs the fastest pipelined try's packing in one justified order
     (``order="justified"`` of :func:`~supermesh.sim.packing.packing_program`, entries
-    ``"order": "justified"``) at that try's chunk, then at chunks twice as large while each is
-    faster (its fill is shorter, so its best chunk larger; up to :data:`JUSTIFIED_WORK`
-    transfers: where that takes a larger chunk than the try's, larger ones still only while
-    each is faster than the try itself). ``meta["chunk_bytes"]`` and ``meta["tried"]`` (chunk
-    bytes, trees, time of every candidate) record the choice. A single candidate (one packing above
+    ``"order": "justified"``, and ``"ramp"`` for ramped chunks), searched by
+    :func:`~supermesh.sim.justified_choice.justified_tries`, unless its busiest arc alone needs
+    ``beat`` or longer (:func:`~supermesh.sim.justified_choice.allreduce_load`).
+    ``meta["chunk_bytes"]`` and ``meta["tried"]`` (chunk bytes, trees, time of every
+    candidate) record the choice. A single candidate (one packing above
     :data:`SEARCH_UP_TO` ranks) is not simulated here: its entry has no time, the result's is
     its time (a 32x32 packing's run is 4 million transfers, which the caller runs anyway).
 
@@ -192,6 +196,9 @@ def tuned_program(
     collective : {"allgather", "reducescatter", "allreduce"}
     nbytes : int
     params : SimParams
+    beat : float
+        The fastest run found elsewhere: an AllReduce's justified tries are skipped for a
+        packing whose busiest arc alone needs this long.
 
     Returns
     -------
@@ -216,11 +223,17 @@ def tuned_program(
     tried: list[dict[str, Any]] = []
     runs: list[tuple[TreePacking, int, float]] = []  # rounds of one chunk of every tree
 
-    def attempt(p: TreePacking, c: int, one_round: bool, order: str = "schedule") -> float:
+    def attempt(
+        p: TreePacking,
+        c: int,
+        one_round: bool,
+        order: str = "schedule",
+        ramp: float | None = None,
+    ) -> float:
         nonlocal best
         q = dataclasses.replace(params, chunk_bytes=c)
         program = packing_program(
-            G, p, collective, nbytes, q, one_round=one_round, barrier=False, order=order
+            G, p, collective, nbytes, q, one_round=one_round, barrier=False, order=order, ramp=ramp
         )
         tried.append(
             {"chunk_bytes": c, "trees": len(p.trees), "rule": p.stats.get("rule", "given")}
@@ -229,6 +242,8 @@ def tuned_program(
             tried[-1]["one_round"] = True
         if order != "schedule":
             tried[-1]["order"] = order
+        if ramp is not None:
+            tried[-1]["ramp"] = ramp
         if len(options) == 1:
             best = (0.0, program, q, p)  # nothing to choose: the caller's run is the only one
             return 0.0
@@ -241,9 +256,14 @@ def tuned_program(
         return end
 
     for p, c in options:
+        if p.method == "undirected" and collective == "allreduce" and len(options) > 1:
+            # rounds never overlap a link's reduce with its broadcast, which is what these
+            # trees are for, and their unequal shares make thousands of streams (SMBi 8x8:
+            # 36 s a simulation): a justified order only
+            runs.append((p, c, math.inf))
+            continue
         attempt(p, c, False)
-    if len(options) > 1:
-        assert best is not None
+    if len(options) > 1 and best is not None:
         fastest = best[3]
         smallest = min(tree_bytes(list(fastest.trees), nbytes, collective))
         # one chunk a tree is one round too: each try is held to the one before it, not to
@@ -253,37 +273,29 @@ def tuned_program(
             (end for p, c, end in runs if p is fastest and c >= smallest), default=math.inf
         )
         for k in ONE_ROUND_CHUNKS:
-            if smallest < k:
-                break
-            end = attempt(fastest, math.ceil(smallest / k), True)
+            c = math.ceil(smallest / k)
+            if smallest < k or transfers(fastest, nbytes, collective, c) > JUSTIFIED_WORK:
+                break  # more than a justified order may take: a tree of a tiny share
+            end = attempt(fastest, c, True)
             if end > previous:
                 break  # slower than one chunk fewer: more chunks only pay more hop costs
             previous = end
     if collective == "allreduce" and runs:
-        # the fastest pipelined try's trees in one justified order, at its chunk and then
-        # twice as large while that is faster: its fill is shorter, so its best chunk larger
-        fastest, chunk, fastest_end = min(runs, key=lambda r: r[2])
-        sizes = tree_bytes(list(fastest.trees), nbytes, collective)
-        share = min(sizes)
-        chunks = max(1, round(share / chunk))
-        arcs = [len(t.arcs) for t in fastest.trees]
-
-        def jobs(k: int) -> int:
-            c = math.ceil(share / k)
-            return 2 * sum(a * math.ceil(b / c) for a, b in zip(arcs, sizes, strict=True))
-
-        capped = False
-        while chunks > 1 and jobs(chunks) > JUSTIFIED_WORK:
-            chunks, capped = chunks // 2, True
-        # from a chunk larger than the fastest run's, larger ones help only if it already does
-        previous = fastest_end if capped else math.inf
-        while chunks >= 1:
-            end = attempt(fastest, math.ceil(share / chunks), False, "justified")
-            if end >= previous:
-                break
-            previous = end
-            chunks //= 2
-    assert best is not None
+        fastest = min(runs, key=lambda r: r[2])[0]
+        floor, balanced = allreduce_load(G, fastest, nbytes, params)
+        fastest_so_far = min(beat, best[0] if best is not None else math.inf)
+        if floor < fastest_so_far:
+            justified_tries(attempt, runs, nbytes, params, ramps=not balanced, beat=fastest_so_far)
+    if best is None:
+        # an undirected packing that cannot beat ``beat``: its rounds, not simulated (their
+        # time is the caller's to find; they lose to any timed try)
+        p, c = options[0]
+        q = dataclasses.replace(params, chunk_bytes=c)
+        program = packing_program(G, p, collective, nbytes, q, barrier=False)
+        tried.append(
+            {"chunk_bytes": c, "trees": len(p.trees), "rule": p.stats.get("rule", "given")}
+        )
+        best = (math.inf, program, q, p)
     _, program, q, _ = best
     program.meta["chunk_bytes"] = q.chunk_bytes
     program.meta["tried"] = tried

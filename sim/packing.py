@@ -43,6 +43,7 @@ from supermesh.sim.bounds import ThroughputBound
 from supermesh.sim.collectives import check_collective, chunk_count, tree_phases
 from supermesh.sim.presets import SimParams, get_preset
 from supermesh.sim.program import Dependencies, Phase, Program
+from supermesh.sim.ramp import ramped_sizes
 from supermesh.sim.result import SimResult
 from supermesh.sim.run import evaluate
 from supermesh.trees.model import Tree, TreePacking
@@ -50,6 +51,7 @@ from supermesh.trees.schedule.fifo import FIFO_ROUNDS, Job, fifo_orders, stream_
 from supermesh.trees.schedule.forest import Forest, forest
 from supermesh.trees.schedule.justify import justified_schedule, slot_floor
 from supermesh.trees.schedule.list_schedule import way_to_go
+from supermesh.trees.schedule.timed import timed_floor, timed_justified_schedule
 from supermesh.trees.schedule.weighted import split_block
 
 __all__ = [
@@ -181,6 +183,7 @@ def packing_program(
     equalise: bool = True,
     one_round: bool = False,
     barrier: bool = True,
+    ramp: float | None = None,
 ) -> Program:
     """The FIFO program of a weighted packing: all trees at once, in one group.
 
@@ -231,6 +234,15 @@ def packing_program(
         discipline); off, one phase without it (:func:`_without_barrier`: a root forwards a
         chunk once it has reduced it, each link after its own reduce transfers), which is what
         a throughput run simulates.
+    ramp : float, optional
+        With ``order="justified"``: each tree's chunks ramp up from one packet to
+        ``params.chunk_bytes`` by this ratio a step and down again at the end
+        (:func:`~supermesh.sim.ramp.ramped_sizes`), so the pipeline fills and drains in packets;
+        the order is the justified unit schedule's, improved by a timed one
+        (:func:`~supermesh.trees.schedule.timed.timed_justified_schedule`). ``meta["ramp"]`` is
+        the ratio, ``meta["ramp_floor"]`` the
+        :func:`~supermesh.trees.schedule.timed.timed_floor` no order of these chunks beats (from
+        the phase's start, in the preset's time unit). Store-and-forward presets only.
 
     Returns
     -------
@@ -239,7 +251,8 @@ def packing_program(
     Raises
     ------
     SpecError
-        Unknown collective or order, or ``"justified"`` for an AllReduce with the barrier.
+        Unknown collective or order, ``"justified"`` for an AllReduce with the barrier, or a
+        ramp without the justified order, outside ``(0, 1)`` or with cut-through packets.
     TopologyError
         A tree arc (or its reverse, for a reduce) missing from ``G``.
     """
@@ -254,14 +267,23 @@ def packing_program(
         raise SpecError("order 'justified' is of an AllReduce without its barrier")
     if given is not None and one_round:
         raise SpecError("a given order is of rounds of one chunk a tree, not one round")
+    if ramp is not None and (not justified or params.cut_through):
+        raise SpecError(
+            "chunks ramp in the justified order of store-and-forward chunks only",
+            hint="order='justified', and a preset without cut_through",
+        )
     trees, direction = _stored(packing, direction)
     if not trees:
         raise SpecError("no trees to simulate")
     roots = sorted({t.root for t in trees})
     unit = params.packet_bytes if params.cut_through else params.chunk_bytes
     per_chunk = math.ceil(params.chunk_bytes / params.packet_bytes) if params.cut_through else 1
-    unit_time = params.serialisation(unit) + params.hop_latency
     counts = _tree_chunks(trees, nbytes, collective, params.chunk_bytes, split)
+    sizes = None
+    if ramp is not None:
+        shares = tree_bytes(trees, nbytes, collective)
+        sizes = [ramped_sizes(b, params.chunk_bytes, ramp, params.packet_bytes) for b in shares]
+        counts = [len(x) for x in sizes]
     arc_index: dict[tuple[int, int, int], int] = {}
 
     equal = equalise and given is None
@@ -275,6 +297,12 @@ def packing_program(
     copy_tree = np.repeat(np.arange(len(trees)), [len(x) for x in streams])
     copy_stream = np.concatenate([np.arange(len(x)) for x in streams])
     copy_count = np.array([c * per_chunk for x in streams for c in x], dtype=np.int64)
+    # each copy's bytes and transfer time (a ramp's chunks differ, the others are all one unit)
+    copy_bytes = np.full(len(copy_count), unit, dtype=np.int64)
+    if sizes is not None:
+        copy_bytes = np.array([b for x in sizes for b in x], dtype=np.int64)
+    seconds = {b: params.serialisation(b) + params.hop_latency for b in set(copy_bytes.tolist())}
+    copy_time = np.array([seconds[b] for b in copy_bytes.tolist()])
     f = forest([trees[ti] for ti in copy_tree.tolist()], direction)
     ti_of, si_of = copy_tree[f.tree], copy_stream[f.tree]
     down, arc_of = f.arc_ids()
@@ -320,11 +348,11 @@ def packing_program(
             arc=arc,
             count=copy_count[f.tree[job_of]],
             group=np.zeros(m, dtype=np.int64),
-            duration=np.full(m, float(unit_time)),
+            duration=copy_time[f.tree[job_of]],
             delay=np.full(
                 m, float(params.forward_delay if kind == "forward" else params.reduce_delay)
             ),
-            payload=np.full(m, int(unit), dtype=np.int64),
+            payload=copy_bytes[f.tree[job_of]],
             deps=Dependencies(start, flat),
         )
 
@@ -360,7 +388,7 @@ def packing_program(
     else:
         (kind,) = blocks_of
         rank[blocks_of[kind]] = 2 * si_of - way_to_go(f, kind)
-    return _justified(program, rank)
+    return _justified(program, rank, ramp)
 
 
 def _pairs(deps: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
@@ -424,17 +452,28 @@ def _without_barrier(
     )
 
 
-def _justified(program: Program, rank: np.ndarray) -> Program:
+def _justified(program: Program, rank: np.ndarray, ramp: float | None) -> Program:
     """``program`` (one phase, one chunk a block) with each link's FIFO in the order of one
     justified list schedule of all its transfers
-    (:func:`~supermesh.trees.schedule.justify.justified_schedule`, first ranked by ``rank``)."""
+    (:func:`~supermesh.trees.schedule.justify.justified_schedule`, first ranked by ``rank``);
+    chunks of unequal sizes (``ramp``) then in that of a timed one ranked by its slots
+    (:func:`~supermesh.trees.schedule.timed.timed_justified_schedule`)."""
     (phase,) = program.phases
     assert isinstance(phase.deps, Dependencies)
     n = phase.size
     start, flat = phase.deps.start, phase.deps.flat
     floor = slot_floor(phase.arc, start, flat)
     s = justified_schedule(phase.arc, start, flat, rank, floor=floor)
-    order = np.lexsort((np.arange(n), s.slot))
+    when = s.slot.astype(np.float64)
+    meta = {**program.meta, "order": "justified", "slots": s.length, "slot_floor": floor}
+    if ramp is not None:
+        # the unit schedule ignores sizes: only its order seeds the timed one
+        args = (phase.arc, phase.duration, start, flat, phase.delay)
+        least = timed_floor(*args, release=program.release)
+        timed = timed_justified_schedule(*args, when, release=program.release, floor=least)
+        when = timed.start
+        meta = {**program.meta, "order": "justified", "ramp": ramp, "ramp_floor": least}
+    order = np.lexsort((np.arange(n), when))
     new_id = np.empty(n, dtype=np.int64)
     new_id[order] = np.arange(n)
     block, dep = _pairs(phase.deps)
@@ -449,7 +488,6 @@ def _justified(program: Program, rank: np.ndarray) -> Program:
         deps=Dependencies.from_pairs(new_id[block], new_id[dep], n),
         stage=None if phase.stage is None else phase.stage[order],
     )
-    meta = {**program.meta, "order": "justified", "slots": s.length, "slot_floor": floor}
     return dataclasses.replace(program, phases=[ordered], meta=meta)
 
 

@@ -59,7 +59,7 @@ class SimResult:
     >>> from supermesh.topologies import build
     >>> r = run_algorithm(build("smbi:4x4"), "pipeline", "allreduce", 4 << 20, get_preset())
     >>> r.time, round(r.time / r.lower_bound, 3)
-    (187859.5, 2.158)
+    (187859.5, 1.295)
     """
 
     topology: str

@@ -145,6 +145,7 @@ _GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
             "TacosSchedule": "supermesh.sim.baselines.tacos",
             "apply_link_costs": "supermesh.sim.link_costs",
             "collective_bound": "supermesh.sim.bounds",
+            "allreduce_bound": "supermesh.sim.bounds",
             "alltoall_bound": "supermesh.sim.multicommodity",
             "solve_teccl": "supermesh.sim.teccl.solve",
             "teccl_solutions": "supermesh.sim.teccl.collective",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
 from typing import Any
 
 import click
@@ -20,7 +21,7 @@ from supermesh.cli.values import Choice
 from supermesh.errors import SpecError
 from supermesh.topologies import compute_nodes
 from supermesh.trees.bounds.counts import check_roots as check_root_packing
-from supermesh.trees.bounds.explain import count_proof, cut_proof, roots_proof
+from supermesh.trees.bounds.explain import allreduce_proof, count_proof, cut_proof, roots_proof
 from supermesh.trees.bounds.free import max_trees_free
 from supermesh.trees.rootspec import resolve_roots
 
@@ -35,6 +36,9 @@ def _header(G: Any, direction: str) -> str:
 
 
 def _collective_bound(G: Any, spec: str, collective: str, as_json: bool) -> None:
+    if collective == "allreduce":
+        _allreduce_bound(G, spec, as_json)
+        return
     from supermesh.trees.bounds.throughput import throughput_bound
 
     result = throughput_bound(G, collective)
@@ -43,24 +47,44 @@ def _collective_bound(G: Any, spec: str, collective: str, as_json: bool) -> None
         emit_json(doc)
         return
     value = result.value
-    what = {
-        "allgather": "an AllGather",
-        "reducescatter": "a ReduceScatter",
-        "allreduce": "an AllReduce run as ReduceScatter then AllGather",
-    }[collective]
+    what = {"allgather": "an AllGather", "reducescatter": "a ReduceScatter"}[collective]
     console = stdout_console()
     console.print(
         f"{G.graph.get('name', G.graph.get('spec'))}: {what} of M bytes takes "
         f"T >= M / ({value} link bandwidths) = M / {float(value):.4g} (algorithm bandwidth "
         "in units of one link; every chiplet a rank)."
     )
-    phases = result.certificate.get("phases")
-    if phases:
-        for cert in phases:
-            console.print(f"Proof, {cut_proof(cert, cert['collective'])}")
-        console.print("AllReduce as ReduceScatter then AllGather: 1/rho = 1/rho_RS + 1/rho_AG.")
-    else:
-        console.print(f"Proof, {cut_proof(result.certificate, collective)}")
+    console.print(f"Proof, {cut_proof(result.certificate, collective)}")
+
+
+def _allreduce_bound(G: Any, spec: str, as_json: bool) -> None:
+    from supermesh.sim.throughput_run import throughput_bound_for
+
+    result = throughput_bound_for(G, "allreduce")
+    cert = result.certificate
+    if as_json:
+        emit_json({"topology": G.graph.get("spec", spec), "collective": "allreduce", **cert})
+        return
+    console = stdout_console()
+    name = G.graph.get("name", G.graph.get("spec"))
+    console.print(
+        f"{name}: an AllReduce of M bytes takes T >= M / ({cert['algbw_links']} link "
+        f"bandwidths) = M / {result.value:.4g} (algorithm bandwidth in units of one link; every "
+        "chiplet a rank; its reduce and broadcast may overlap)."
+    )
+    console.print(f"Proof: {allreduce_proof(cert)}")
+    if cert["status"] == "optimal":
+        console.print(
+            "Met: spanning trees of the undirected network, each reducing into its root and "
+            "broadcasting back over the same links at once (supermesh sim -a throughput)."
+        )
+    rs_ag = cert["reducescatter_allgather"]
+    console.print(
+        f"Run as ReduceScatter then AllGather (a barrier between them): T >= M / "
+        f"({rs_ag['algbw_links']}) = M / {float(Fraction(rs_ag['algbw_links'])):.4g}."
+    )
+    for phase in rs_ag.get("phases", []):
+        console.print(f"Proof, {cut_proof(phase, phase['collective'])}")
 
 
 @click.command(epilog=SPEC_HELP)
@@ -88,7 +112,8 @@ def _collective_bound(G: Any, spec: str, collective: str, as_json: bool) -> None
     type=Choice(["allgather", "reducescatter", "allreduce"]),
     default=None,
     help="Instead of tree counts: the optimal algorithm bandwidth of this collective (every "
-    "chiplet a rank; AllReduce as ReduceScatter then AllGather) and the cut that proves it.",
+    "chiplet a rank) and the cut or partition that proves it; for AllReduce also the bound of "
+    "ReduceScatter then AllGather.",
 )
 @json_option("the answer")
 @click.pass_context

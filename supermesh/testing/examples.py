@@ -11,10 +11,29 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import networkx as nx
+
+from supermesh.topologies import add_link, add_node
 from supermesh.trees.model import Tree, TreePacking, TreeSet
 from supermesh.trees.schedule import reverse_packing
 
-__all__ = ["smbi_corner_trees"]
+__all__ = ["chiplet_path", "smbi_corner_trees"]
+
+
+def chiplet_path(n: int) -> nx.MultiDiGraph:
+    """``n`` chiplets in a row, ``0 - 1 - ... - n-1``, joined by two-way unit links.
+
+    Examples
+    --------
+    >>> sorted(chiplet_path(3).edges(keys=True))
+    [(0, 1, 0), (1, 0, 0), (1, 2, 0), (2, 1, 0)]
+    """
+    G = nx.MultiDiGraph()
+    for v in range(n):
+        add_node(G, v, pos=(float(v), 0.0))
+    for v in range(n - 1):
+        add_link(G, v, v + 1)
+    return G
 
 
 def smbi_corner_trees(n: int, *, direction: str = "out") -> TreePacking:

@@ -224,13 +224,13 @@ def test_sim_bounds_per_algorithm():
     cache: dict = {}
     ar = run_algorithm(G, "throughput", "allreduce", 4 * MIB, params, cache=cache)
     assert ar.bound is not None
-    # free shares: the 4 corners and the 4 inner chiplets (4 arcs in each) are a subpartition
-    # of 8 sets entered by 32 arcs, 32/7 links a phase (Frank), half of it for two phases
-    assert ar.bound.value == pytest.approx(16 / 7)
+    # 36 links (72 arcs) over the 2 x 15 transfers an element needs: 12/5, below the 4 links
+    # between any two ranks; the same bound for every algorithm
+    assert ar.bound.value == pytest.approx(12 / 5)
     assert ar.time >= ar.lower_bound
     pipe = run_algorithm(G, "pipeline", "allreduce", 4 * MIB, params, cache=cache)
     assert pipe.bound is not None
-    assert pipe.bound.value == pytest.approx(4.0)  # unchanged: 4 links between any two ranks
+    assert pipe.bound.value == pytest.approx(12 / 5)
     rs = run_algorithm(G, "throughput", "reducescatter", 4 * MIB, params, cache=cache)
     assert rs.bound is not None
     assert rs.bound.value == pytest.approx(64 / 15)

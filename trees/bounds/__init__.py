@@ -14,6 +14,9 @@ Everything here answers "what is possible?" and comes with the object that prove
   bound, on the direction-free *working network* every packing algorithm builds on.
 - :mod:`~supermesh.trees.bounds.throughput`: the exact ForestColl cut bound on ReduceScatter /
   AllGather throughput, with its bottleneck cut.
+- :mod:`~supermesh.trees.bounds.allreduce`: the AllReduce bound of any algorithm, from the
+  transfers each element needs between the parts of a partition (every node its own part: the
+  volume bound).
 - :mod:`~supermesh.trees.bounds.explain`: each certificate as the sentence a person can check
   (what ``supermesh bound`` and ``supermesh trees`` print).
 
@@ -46,7 +49,11 @@ _EXPORTS: dict[str, str] = {
     "root_eccentricities": "supermesh.trees.bounds.heights",
     "tree_depths": "supermesh.trees.bounds.heights",
     "height_lower_bound": "supermesh.trees.bounds.heights",
+    # AllReduce: transfers between the parts of a partition
+    "partition_bound": "supermesh.trees.bounds.allreduce",
+    "volume_bound": "supermesh.trees.bounds.allreduce",
     # certificates in words
+    "allreduce_proof": "supermesh.trees.bounds.explain",
     "count_proof": "supermesh.trees.bounds.explain",
     "cut_proof": "supermesh.trees.bounds.explain",
     "node_set": "supermesh.trees.bounds.explain",

@@ -15,7 +15,14 @@ from supermesh.trees.bounds.counts import CountBound, RootsBound
 from supermesh.trees.model import TreePacking
 from supermesh.units import plural
 
-__all__ = ["count_proof", "cut_proof", "node_set", "packing_proof", "roots_proof"]
+__all__ = [
+    "allreduce_proof",
+    "count_proof",
+    "cut_proof",
+    "node_set",
+    "packing_proof",
+    "roots_proof",
+]
 
 SHOWN = 12
 """Node ids (and sets) listed before the rest is summarised."""
@@ -170,6 +177,53 @@ def cut_proof(certificate: dict[str, Any], collective: str) -> str:
         "bandwidth "
         f"{certificate['bandwidth']} and {need}, so "
         f"T >= ({outside}/{n}) M / {certificate['bandwidth']}."
+    )
+
+
+def allreduce_proof(certificate: dict[str, Any]) -> str:
+    """Why no AllReduce beats its bound: a partition's transfers or a cut, in one sentence.
+
+    Parameters
+    ----------
+    certificate : dict
+        The certificate of :func:`supermesh.sim.bounds.allreduce_bound`: ``kind`` ``partition``
+        (``parts``, ``transfers``, ``crossing_bandwidth``, ``sets`` unless every part is one
+        node) or ``cut`` (``set``, ``entering_bandwidth``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(allreduce_proof({"kind": "partition", "parts": 4, "transfers": 6,
+    ...                        "crossing_bandwidth": 8.0}))  # doctest: +NORMALIZE_WHITESPACE
+    every node its own part: each element needs 6 transfers between the 4 parts (one-way
+    gossip, 2 (k - 1)) over arcs of total bandwidth 8, so T >= 6 M / 8.
+    >>> print(allreduce_proof({"kind": "cut", "set": [0], "entering_bandwidth": 2.0}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    the set {0} holds a rank and misses one: it must receive M bytes (a value of every
+    element) through arcs of total bandwidth 2, so T >= M / 2.
+    """
+    if certificate["kind"] == "cut":
+        b = f"{certificate['entering_bandwidth']:g}"
+        return (
+            f"the set {node_set(certificate['set'])} holds a rank and misses one: it must "
+            f"receive M bytes (a value of every element) through arcs of total bandwidth {b}, "
+            f"so T >= M / {b}."
+        )
+    sets = certificate.get("sets")
+    parts = (
+        "every node its own part"
+        if sets is None
+        else "the parts "
+        + ", ".join(node_set(x) for x in sets[:SHOWN])
+        + (", ..." if len(sets) > SHOWN else "")
+    )
+    t, b = certificate["transfers"], f"{certificate['crossing_bandwidth']:g}"
+    return (
+        f"{parts}: each element needs {t} transfers between the {certificate['parts']} parts "
+        f"(one-way gossip, 2 (k - 1)) over arcs of total bandwidth {b}, so T >= {t} M / {b}."
     )
 
 

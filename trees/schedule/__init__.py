@@ -14,7 +14,9 @@
   :mod:`~supermesh.trees.schedule.forest`; :mod:`~supermesh.trees.schedule.list_schedule`
   runs those list schedules and repairs one round's by deadlines;
   :mod:`~supermesh.trees.schedule.justify` list-schedules unit transfers over any dependency
-  graph (an AllReduce without its barrier) and improves the schedule by justification.
+  graph (an AllReduce without its barrier) and improves the schedule by justification;
+  :mod:`~supermesh.trees.schedule.timed` does the same for transfers of unequal durations
+  (chunks that ramp).
 - :mod:`~supermesh.trees.schedule.free_share`: :func:`free_share_packing`, an AllReduce whose
   parts float (the free-root rate, in equal parts), and :func:`whole_tree_packing`, a few whole
   trees where floating parts gain no rate.
@@ -67,6 +69,10 @@ _EXPORTS: dict[str, str] = {
     "list_schedule": "supermesh.trees.schedule.list_schedule",
     "repaired_schedule": "supermesh.trees.schedule.list_schedule",
     "justified_schedule": "supermesh.trees.schedule.justify",
+    "TimedSchedule": "supermesh.trees.schedule.timed",
+    "timed_floor": "supermesh.trees.schedule.timed",
+    "timed_justified_schedule": "supermesh.trees.schedule.timed",
+    "timed_list_schedule": "supermesh.trees.schedule.timed",
     "slot_floor": "supermesh.trees.schedule.justify",
     "unit_list_schedule": "supermesh.trees.schedule.justify",
     "way_to_go": "supermesh.trees.schedule.list_schedule",

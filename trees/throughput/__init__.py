@@ -20,6 +20,9 @@
   packings (``K`` trees per rank), by price-and-dive and CP-SAT.
 - :mod:`~supermesh.trees.throughput.free_roots`: the largest fractional packing with free roots
   (column generation, Edmonds pricing), the rate of an AllReduce whose parts float.
+- :mod:`~supermesh.trees.throughput.undirected`: the fastest AllReduce over trees, spanning
+  trees of the undirected network whose reduce and broadcast overlap on opposite arcs (column
+  generation, Kruskal pricing), with the partition that proves it optimal.
 - :mod:`~supermesh.trees.throughput.rates`: the exact rate a weighted packing reaches, and
   :func:`choose_parts` (how many parts a size wants).
 
@@ -50,6 +53,8 @@ _EXPORTS: dict[str, str] = {
     "RINGS_UP_TO": "supermesh.trees.throughput.rings",
     "hamiltonian_rings": "supermesh.trees.throughput.rings",
     "ring_packing": "supermesh.trees.throughput.rings",
+    "UndirectedPacking": "supermesh.trees.throughput.undirected",
+    "undirected_packing": "supermesh.trees.throughput.undirected",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
