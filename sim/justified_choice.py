@@ -25,6 +25,7 @@ __all__ = [
     "BALANCED",
     "JUSTIFIED_SCAN",
     "JUSTIFIED_WORK",
+    "NEIGHBOURS",
     "RAMP_GAIN",
     "REFINE_WITHIN",
     "allreduce_load",
@@ -40,12 +41,15 @@ one-round tries are made; chunks that need more are not tried (the schedule cost
 a transfer)."""
 REFINE_WITHIN = 0.01
 """A justified scan more than this fraction slower than the fastest run so far is not refined:
-halving or doubling a chunk gained at most 0.5% over the scan's best (SMBi 8x8 AllReduce 64 MiB,
+the chunks around the best gained at most 0.5% over the scan's best (SMBi 8x8 AllReduce 64 MiB,
 paper preset: the scan's best 1.102 of the bound against the rings' 1.0958, each try there
 costing seconds of simulation)."""
+NEIGHBOURS = (0.5, 0.75, 1.25, 1.5, 2.0)
+"""The chunks around the best an AllReduce's justified order is tried at, in whole packets, with
+the powers of two of packets on either side of it, until the best is one looked around."""
 JUSTIFIED_SCAN = (1, 4, 16, 64, 256)
 """Chunks a typical tree an AllReduce's justified order is first tried at (then the best is
-halved and doubled while faster). Mesh 5x5, 512 MiB, paper preset, equal parts: the rounds'
+refined around). Mesh 5x5, 512 MiB, paper preset, equal parts: the rounds'
 best was one chunk a tree, where the justified order ran at 1.57 of the bound and two chunks
 at 1.68, so a search from there stopped; 64 chunks ran at 1.01."""
 
@@ -62,9 +66,9 @@ def justified_tries(
     """Try an AllReduce's fastest pipelined packing in one justified order.
 
     First at :data:`JUSTIFIED_SCAN` chunks a typical tree (while each is faster than the one
-    before), then at half and at twice the best chunk while each is faster, in whole packets and
-    at most :data:`JUSTIFIED_WORK` transfers; with ``ramps``, then chunks that ramp up and down
-    (:func:`ramped_tries`) from the best. Where the scan's best is more than
+    before), then around the best (:data:`NEIGHBOURS`) until the best has been looked around, in
+    whole packets and at most :data:`JUSTIFIED_WORK` transfers; with ``ramps``, then chunks that
+    ramp up and down (:func:`ramped_tries`) from the best. Where the scan's best is more than
     :data:`REFINE_WITHIN` slower than ``beat``, nothing more is tried.
 
     Parameters
@@ -90,7 +94,7 @@ def justified_tries(
     >>> justified_tries(lambda p, c, *rest: seen.append(c) or abs(c - 8192), [(p, 4096, 1.0)],
     ...                 4 << 20, get_preset("paper"), ramps=False)
     >>> seen  # 1, 4, 16, 64 chunks of a 128 KiB tree, then around the best, 8 KiB
-    [131072, 32768, 8192, 4096, 16384]
+    [131072, 32768, 8192, 4096, 12288, 16384]
     """
     fastest = min(runs, key=lambda r: r[2])[0]
     sizes = tree_bytes(list(fastest.trees), nbytes, "allreduce")
@@ -100,8 +104,7 @@ def justified_tries(
         return transfers(fastest, nbytes, "allreduce", c)
 
     # a coarse scan, 1, 4, 16, 64 and 256 chunks a typical tree (the rounds' best chunk says
-    # little: they cannot overlap a link's reduce with its broadcast), then halving and
-    # doubling the best while each is faster
+    # little: they cannot overlap a link's reduce with its broadcast)
     def packets(c: float) -> int:  # whole packets: a part of one costs a whole flit or more
         return max(1, round(c / params.packet_bytes)) * params.packet_bytes
 
@@ -115,16 +118,16 @@ def justified_tries(
             break  # past the best: smaller chunks only add hop latencies
     if not tried or min(tried.values()) > beat * (1 + REFINE_WITHIN):
         return
-    for step in (0.5, 2.0):
-        c = min(tried, key=lambda x: tried[x])
-        while True:
-            c = packets(c * step)
-            if c in tried or jobs(c) > JUSTIFIED_WORK:
-                break
-            tried[c] = attempt(fastest, c, False, "justified")
-            if tried[c] >= min(v for x, v in tried.items() if x != c):
-                break
-    best = min(tried, key=lambda c: tried[c])
+    # then the best's neighbours, until the best has been looked around: the time is not
+    # smooth in the chunk (mesh 5x5 64 MiB, paper: 20 KiB 1.0499, 28 KiB 1.0469, 32 KiB 1.0452,
+    # 40 KiB 1.0554 of the bound), so powers of two and steps of a half and a quarter
+    looked: set[int] = set()
+    while (best := min(tried, key=lambda x: tried[x])) not in looked:
+        looked.add(best)
+        pow2 = params.packet_bytes << max(0, (best // params.packet_bytes).bit_length() - 1)
+        for c in sorted({packets(best * f) for f in NEIGHBOURS} | {pow2, 2 * pow2}):
+            if c not in tried and jobs(c) <= JUSTIFIED_WORK:
+                tried[c] = attempt(fastest, c, False, "justified")
     if ramps and not params.cut_through:
         ramped_tries(attempt, fastest, best, sizes, params)
 
