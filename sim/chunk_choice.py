@@ -156,8 +156,7 @@ def _balanced_chunk(
         return None
     rho = float(Fraction(rate))
     hop = (params.hop_latency + params.link_release) * params.link_bandwidth()
-    c = math.sqrt(hop * nbytes / (rho * tallest))
-    return max(1, round(c / params.packet_bytes)) * params.packet_bytes
+    return params.whole_packets(math.sqrt(hop * nbytes / (rho * tallest)))
 
 
 def tuned_program(

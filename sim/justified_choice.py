@@ -105,12 +105,9 @@ def justified_tries(
 
     # a coarse scan, 1, 4, 16, 64 and 256 chunks a typical tree (the rounds' best chunk says
     # little: they cannot overlap a link's reduce with its broadcast)
-    def packets(c: float) -> int:  # whole packets: a part of one costs a whole flit or more
-        return max(1, round(c / params.packet_bytes)) * params.packet_bytes
-
     tried: dict[int, float] = {}
     for k in JUSTIFIED_SCAN:
-        c = packets(typical / k)
+        c = params.whole_packets(typical / k)
         if c in tried or jobs(c) > JUSTIFIED_WORK:
             continue
         tried[c] = attempt(fastest, c, False, "justified")
@@ -125,7 +122,7 @@ def justified_tries(
     while (best := min(tried, key=lambda x: tried[x])) not in looked:
         looked.add(best)
         pow2 = params.packet_bytes << max(0, (best // params.packet_bytes).bit_length() - 1)
-        for c in sorted({packets(best * f) for f in NEIGHBOURS} | {pow2, 2 * pow2}):
+        for c in sorted({params.whole_packets(best * f) for f in NEIGHBOURS} | {pow2, 2 * pow2}):
             if c not in tried and jobs(c) <= JUSTIFIED_WORK:
                 tried[c] = attempt(fastest, c, False, "justified")
     if ramps and not params.cut_through:

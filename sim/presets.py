@@ -135,6 +135,17 @@ class SimParams:
         time = full * self.packet_time()
         return time + (self.packet_time(rest) if rest else 0.0)
 
+    def whole_packets(self, nbytes: float) -> int:
+        """``nbytes`` rounded to the nearest whole number of packets, at least one (a chunk
+        holding part of a packet costs a whole flit or more for it).
+
+        Examples
+        --------
+        >>> get_preset("paper").whole_packets(10_000), get_preset("paper").whole_packets(100)
+        (8192, 4096)
+        """
+        return max(1, round(nbytes / self.packet_bytes)) * self.packet_bytes
+
     def chunk_time(self) -> float:
         """Start-to-delivery time of one chunk over one hop."""
         return self.serialisation(self.chunk_bytes) + self.hop_latency

@@ -50,12 +50,13 @@ class UnitSchedule:
 
 
 def _successors(n: int, dep_start: np.ndarray, dep_flat: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The graph reversed: per job, the jobs that wait for it, as (start, flat)."""
+    """The graph reversed: per job, the jobs that wait for it, as (start, flat), and ``by``,
+    where each reversed dependency sits in ``dep_flat`` (to carry per-dependency values)."""
     owner = np.repeat(np.arange(n), np.diff(dep_start))
     by = np.argsort(dep_flat, kind="stable")
     start = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(dep_flat, minlength=n), out=start[1:])
-    return start, owner[by]
+    return start, owner[by], by
 
 
 def _check(arc: np.ndarray, dep_start: np.ndarray, dep_flat: np.ndarray, rank: np.ndarray) -> None:
@@ -116,7 +117,7 @@ def unit_list_schedule(
     n = len(arc)
     if n == 0:
         return UnitSchedule(np.zeros(0, dtype=np.int64), 0, 1)
-    succ_start, succ = _successors(n, dep_start, dep_flat)
+    succ_start, succ, _ = _successors(n, dep_start, dep_flat)
     # each job's successors in a row padded with job n, a sentinel that never becomes ready
     fan = np.diff(succ_start)
     after = np.full((n + 1, max(1, int(fan.max()))), n, dtype=np.int64)
@@ -194,8 +195,9 @@ def slot_floor(arc: np.ndarray, dep_start: np.ndarray, dep_flat: np.ndarray) -> 
     owner = np.repeat(np.arange(n), np.diff(dep_start))
     if np.any(dep_flat >= owner):
         raise SpecError("jobs must come after the jobs they wait for")
-    head = _longest(n, owner, dep_flat, forward=True)
-    tail = _longest(n, owner, dep_flat, forward=False)
+    one = np.ones(len(dep_flat), dtype=np.int64)
+    head = _longest(n, owner, dep_flat, one, forward=True)
+    tail = _longest(n, owner, dep_flat, one, forward=False)
     links = int(arc.max()) + 1
     big = np.iinfo(np.int64).max
     first = np.full(links, big, dtype=np.int64)
@@ -207,20 +209,24 @@ def slot_floor(arc: np.ndarray, dep_start: np.ndarray, dep_flat: np.ndarray) -> 
     return int((first + load + last)[used].max())
 
 
-def _longest(n: int, owner: np.ndarray, dep: np.ndarray, *, forward: bool) -> np.ndarray:
-    """Per job, the longest chain of jobs before it (``forward``) or after it, by levels."""
-    out = np.zeros(n, dtype=np.int64)
+def _longest(
+    n: int, owner: np.ndarray, dep: np.ndarray, step: np.ndarray, *, forward: bool
+) -> np.ndarray:
+    """Per job, the longest chain before it (``forward``) or after it, each dependency ``i``
+    (``owner[i]`` waits for ``dep[i]``) adding ``step[i]``: a slot each for unit jobs, a
+    transfer time and its delay for :mod:`~supermesh.trees.schedule.timed`."""
+    out = np.zeros(n, dtype=step.dtype)
     # relax every dependency until nothing changes: as many rounds as the longest chain
     while True:
+        cand = np.zeros(n, dtype=step.dtype)
         if forward:
-            cand = np.zeros(n, dtype=np.int64)
-            np.maximum.at(cand, owner, out[dep] + 1)
+            np.maximum.at(cand, owner, out[dep] + step)
         else:
-            cand = np.zeros(n, dtype=np.int64)
-            np.maximum.at(cand, dep, out[owner] + 1)
-        if np.array_equal(np.maximum(out, cand), out):
+            np.maximum.at(cand, dep, out[owner] + step)
+        grown = np.maximum(out, cand)
+        if np.array_equal(grown, out):
             return out
-        out = np.maximum(out, cand)
+        out = grown
 
 
 def justified_schedule(
@@ -282,7 +288,7 @@ def justified_schedule(
     n, used = len(arc), 1
     if n == 0:
         return best
-    succ_start, succ = _successors(n, dep_start, dep_flat)
+    succ_start, succ, _ = _successors(n, dep_start, dep_flat)
     last, backwards = best, True
     while used < passes and best.length > floor:
         if backwards:  # the job that ended last goes first: every job as late as it may be

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from supermesh.errors import SpecError, TopologyError
+from supermesh.trees.schedule.justify import _longest, _successors
 
 __all__ = ["TimedSchedule", "timed_floor", "timed_justified_schedule", "timed_list_schedule"]
 
@@ -79,15 +80,6 @@ def _arrays(
     return arc, duration, dep_start, dep_flat, delay
 
 
-def _reversed(n: int, dep_start: np.ndarray, dep_flat: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The graph reversed, as (start, flat, owner of each reversed dependency's original)."""
-    owner = np.repeat(np.arange(n), np.diff(dep_start))
-    by = np.argsort(dep_flat, kind="stable")
-    start = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(dep_flat, minlength=n), out=start[1:])
-    return start, owner[by]
-
-
 def _schedule(
     arc: np.ndarray,
     duration: np.ndarray,
@@ -99,9 +91,8 @@ def _schedule(
 ) -> tuple[np.ndarray, float]:
     """The list schedule; ``wait[i]`` is the gap after dependency ``dep_flat[i]``."""
     n = len(arc)
-    succ_start, succ = _reversed(n, dep_start, dep_flat)
-    # each reversed dependency keeps its gap: sort the gaps the way the successors are sorted
-    gap = wait[np.argsort(dep_flat, kind="stable")]
+    succ_start, succ, by = _successors(n, dep_start, dep_flat)
+    gap = wait[by]  # each reversed dependency keeps its gap
     s_start, s_list, s_gap = succ_start.tolist(), succ.tolist(), gap.tolist()
     missing = np.diff(dep_start).tolist()
     where, took, order = arc.tolist(), duration.tolist(), np.asarray(rank).tolist()
@@ -270,7 +261,7 @@ def timed_justified_schedule(
     if n == 0:
         return best
     owner = np.repeat(np.arange(n), np.diff(dep_start))
-    back_start, back_flat = _reversed(n, dep_start, dep_flat)
+    back_start, back_flat, _ = _successors(n, dep_start, dep_flat)
     # a reversed dependency keeps the gap of the transfer that waited: its delay
     back_wait = delay[back_flat]
     last, backwards = best, True
@@ -347,21 +338,3 @@ def timed_floor(
     busy = np.bincount(arc, weights=duration + release, minlength=links) - release
     used = np.bincount(arc, minlength=links) > 0
     return float((first + busy + last)[used].max())
-
-
-def _longest(
-    n: int, owner: np.ndarray, dep: np.ndarray, step: np.ndarray, *, forward: bool
-) -> np.ndarray:
-    """Per transfer, the longest time before its start (``forward``) or after its delivery,
-    relaxing every dependency until nothing changes (as many rounds as the longest chain)."""
-    out = np.zeros(n)
-    while True:
-        cand = np.zeros(n)
-        if forward:
-            np.maximum.at(cand, owner, out[dep] + step)
-        else:
-            np.maximum.at(cand, dep, out[owner] + step)
-        grown = np.maximum(out, cand)
-        if np.array_equal(grown, out):
-            return out
-        out = grown
