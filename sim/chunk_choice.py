@@ -20,7 +20,9 @@ from supermesh.errors import SpecError
 from supermesh.sim.engine.timing import run_program
 from supermesh.sim.justified_choice import (
     JUSTIFIED_WORK,
+    ONE_ROUND_WORK,
     allreduce_load,
+    chunked_floor,
     justified_tries,
     transfers,
 )
@@ -34,6 +36,7 @@ __all__ = [
     "EVEN_CHUNKS",
     "JUSTIFIED_WORK",
     "ONE_ROUND_CHUNKS",
+    "ONE_ROUND_WORK",
     "SEARCH_UP_TO",
     "chunk_candidates",
     "ring_program",
@@ -273,8 +276,8 @@ def tuned_program(
         )
         for k in ONE_ROUND_CHUNKS:
             c = math.ceil(smallest / k)
-            if smallest < k or transfers(fastest, nbytes, collective, c) > JUSTIFIED_WORK:
-                break  # more than a justified order may take: a tree of a tiny share
+            if smallest < k or transfers(fastest, nbytes, collective, c) > ONE_ROUND_WORK:
+                break  # more than a one-round try may take: a tree of a tiny share
             end = attempt(fastest, c, True)
             if end > previous:
                 break  # slower than one chunk fewer: more chunks only pay more hop costs
@@ -284,7 +287,15 @@ def tuned_program(
         floor, balanced = allreduce_load(G, fastest, nbytes, params)
         fastest_so_far = min(beat, best[0] if best is not None else math.inf)
         if floor < fastest_so_far:
-            justified_tries(attempt, runs, nbytes, params, ramps=not balanced, beat=fastest_so_far)
+            justified_tries(
+                attempt,
+                runs,
+                nbytes,
+                params,
+                ramps=not balanced,
+                beat=fastest_so_far,
+                floor=lambda c: chunked_floor(G, nbytes, params, c),
+            )
     if best is None:
         # an undirected packing that cannot beat ``beat``: its rounds, not simulated (their
         # time is the caller's to find; they lose to any timed try)

@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable, Sequence
 
 import networkx as nx
+import numpy as np
 
 from supermesh.sim.packing import tree_bytes
 from supermesh.sim.presets import SimParams
@@ -26,19 +27,25 @@ __all__ = [
     "JUSTIFIED_SCAN",
     "JUSTIFIED_WORK",
     "NEIGHBOURS",
+    "ONE_ROUND_WORK",
     "RAMP_GAIN",
     "REFINE_WITHIN",
     "allreduce_load",
+    "chunked_floor",
     "justified_tries",
     "ramped_tries",
     "transfers",
 ]
 
-JUSTIFIED_WORK = 400_000
-"""Transfers (both kinds, every chunk) up to which an AllReduce's trees are also tried in one
-justified order (:func:`~supermesh.sim.packing.packing_program`, ``order="justified"``) and
-one-round tries are made; chunks that need more are not tried (the schedule costs about 4 us
-a transfer)."""
+ONE_ROUND_WORK = 400_000
+"""Transfers up to which one-round tries are made (:func:`~supermesh.sim.chunk_choice.\
+tuned_program`); chunks that need more are not tried."""
+JUSTIFIED_WORK = 1_200_000
+"""Transfers (both kinds, every chunk) up to which an AllReduce's trees are tried in one
+justified order (:func:`~supermesh.sim.packing.packing_program`, ``order="justified"``);
+chunks that need more are not tried (the schedule costs about 4-8 us a transfer). At 400,000
+the cap forced mesh 8x8's 512 MiB AllReduce (booksim) into 188 KiB chunks, 1.0106 of the
+bound; at 64 KiB (1,032,192 transfers, 8 s of schedule) it runs at 1.0046."""
 REFINE_WITHIN = 0.01
 """A justified scan more than this fraction slower than the fastest run so far is not refined:
 the chunks around the best gained at most 0.5% over the scan's best (SMBi 8x8 AllReduce 64 MiB,
@@ -62,6 +69,7 @@ def justified_tries(
     *,
     ramps: bool,
     beat: float = math.inf,
+    floor: Callable[[int], float] | None = None,
 ) -> None:
     """Try an AllReduce's fastest pipelined packing in one justified order.
 
@@ -84,6 +92,10 @@ def justified_tries(
         Also try ramped chunks (for packings that are not balanced, :func:`allreduce_load`).
     beat : float
         The fastest run so far.
+    floor : callable, optional
+        ``floor(chunk)``: no AllReduce in chunks of at most ``chunk`` bytes is faster
+        (:func:`chunked_floor`); a chunk whose floor is no faster than the fastest try so far
+        is not tried, nor any smaller one.
 
     Examples
     --------
@@ -103,6 +115,9 @@ def justified_tries(
     def jobs(c: int) -> int:
         return transfers(fastest, nbytes, "allreduce", c)
 
+    def hopeless(c: int) -> bool:  # its hop latencies alone lose to a try already made
+        return floor is not None and floor(c) >= min(beat, *tried.values(), math.inf)
+
     # a coarse scan, 1, 4, 16, 64 and 256 chunks a typical tree (the rounds' best chunk says
     # little: they cannot overlap a link's reduce with its broadcast)
     tried: dict[int, float] = {}
@@ -110,6 +125,8 @@ def justified_tries(
         c = params.whole_packets(typical / k)
         if c in tried or jobs(c) > JUSTIFIED_WORK:
             continue
+        if hopeless(c):
+            break  # and every smaller chunk: more hops
         tried[c] = attempt(fastest, c, False, "justified")
         if len(tried) > 1 and tried[c] > min(tried.values()):
             break  # past the best: smaller chunks only add hop latencies
@@ -123,10 +140,45 @@ def justified_tries(
         looked.add(best)
         pow2 = params.packet_bytes << max(0, (best // params.packet_bytes).bit_length() - 1)
         for c in sorted({params.whole_packets(best * f) for f in NEIGHBOURS} | {pow2, 2 * pow2}):
-            if c not in tried and jobs(c) <= JUSTIFIED_WORK:
+            if c not in tried and jobs(c) <= JUSTIFIED_WORK and not hopeless(c):
                 tried[c] = attempt(fastest, c, False, "justified")
     if ramps and not params.cut_through:
         ramped_tries(attempt, fastest, best, sizes, params)
+
+
+def chunked_floor(G: nx.MultiDiGraph, nbytes: int, params: SimParams, chunk: int) -> float:
+    """No AllReduce of ``nbytes`` in transfers of at most ``chunk`` bytes is faster (0 where it
+    does not apply: routers, an arc of other than unit bandwidth and latency, or cut-through
+    packets).
+
+    An AllReduce among ``n`` ranks makes at least ``2 (n - 1)`` transfers of every element
+    (one-way gossip: Harary and Schwenk, 1974), so at least ``2 (n - 1) nbytes / chunk``
+    transfers, each holding its link for its bytes and one hop latency; the ``A`` links share
+    that work::
+
+        floor = 2 (n - 1) (nbytes / rate + nbytes / chunk * hop_latency) / A
+
+    It is the volume bound plus the hop latencies of the fewest transfers: mesh 8x8, 64 MiB,
+    paper preset, 8 KiB chunks: 1.061 of the bound (20 ns on 328 ns a transfer).
+
+    Examples
+    --------
+    >>> from supermesh.sim.presets import get_preset
+    >>> from supermesh.topologies import build
+    >>> paper = get_preset("paper")  # 25 B/ns, 20 ns a hop
+    >>> round(chunked_floor(build("mesh:4x4"), 64 << 20, paper, 32 << 10))  # 30 of each, 48 links
+    1703322
+    """
+    from supermesh.sim.link_costs import arc_costs
+    from supermesh.topologies.model import compute_nodes
+
+    n = G.number_of_nodes()
+    bandwidth, latency = arc_costs(G, list(G.edges(keys=True)))
+    unit = bool(np.all(bandwidth == 1) and np.all(latency == 1))
+    if len(compute_nodes(G)) != n or not unit or params.cut_through:
+        return 0.0
+    work = 2 * (n - 1) * (nbytes / params.link_bandwidth() + nbytes / chunk * params.hop_latency)
+    return work / G.number_of_edges()
 
 
 def transfers(packing: TreePacking, nbytes: int, collective: str, chunk: int) -> int:

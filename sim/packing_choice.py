@@ -434,8 +434,8 @@ def free_share_choice(
     time_limit : float
         Seconds for the free-root LP (CP-SAT gets at most 10).
     beat : float
-        A run outside ``best`` to beat (the rings'), which the justified tries are held to
-        (:func:`~supermesh.sim.chunk_choice.tuned_program`).
+        A run outside ``best`` to beat (the rings', the undirected trees'), which the
+        justified tries are held to (:func:`~supermesh.sim.chunk_choice.tuned_program`).
 
     Returns
     -------

@@ -7,7 +7,10 @@
    within :data:`~supermesh.sim.packing_choice.STREAMING` of the bound and loses no more than
    the hop latency of each transfer (:data:`RING_EXCESS`: every link is busy from the first
    slot to the last) nothing else is tried;
-2. otherwise the trees of the smallest heights: the fewest equal parts at the bound
+2. otherwise, for an AllReduce on up to 64 chiplets, first the undirected trees at its bound
+   (:func:`undirected_choice`) in one justified order, whose time every later packing's
+   justified tries are held to; then the trees of the smallest heights: the fewest equal
+   parts at the bound
    (:func:`~supermesh.trees.schedule.collective.throughput_packing`), their chunk size searched
    (:func:`~supermesh.sim.chunk_choice.tuned_program`), other packings where those do not
    stream (:func:`~supermesh.sim.packing_choice.other_packings`), and for AllReduce free root
@@ -285,30 +288,35 @@ def throughput_program(
         ring = _ring_run(G, collective, nbytes, params, ring_memo, free_memo, time_limit)
         if ring is not None and ring[1]:
             return ring[0]  # at the bound but for the hop latency of each transfer: no search
-    # the fewest equal parts that reach the bound; the chunk size is searched
-    packing = throughput_packing(G, direction, time_limit=time_limit, memo=memos[direction])
     # what a packing must beat for an AllReduce's justified tries to be worth their seconds
     rings_time = fastest_try(ring[0][0]) if ring is not None else math.inf
-    best = tuned_program(G, [packing], collective, nbytes, params, beat=rings_time)
+    first = None
+    if collective == "allreduce":
+        # the undirected trees first: they meet the AllReduce bound, and their time lets the
+        # others skip what cannot beat it (SMBi 8x8, 64 MiB: the ramps of two packings that
+        # lose, 40 s)
+        held_memo = free_memo if net is G else cache.setdefault(("free-share", spec, "held"), {})
+        packed = undirected_choice(net, held_memo, time_limit)
+        if packed is not None:
+            first = tuned_program(G, [packed.packing], collective, nbytes, params, beat=rings_time)
+    # the fewest equal parts that reach the bound; the chunk size is searched
+    packing = throughput_packing(G, direction, time_limit=time_limit, memo=memos[direction])
+    outside = rings_time if first is None else min(rings_time, fastest_try(first[0]))
+    best = tuned_program(G, [packing], collective, nbytes, params, beat=outside)
     if net is not G:  # and those of the held rates (mostly faster, Kite-medium 1 MiB not)
         memo = cache.setdefault(("throughput", spec, "held"), {})
         held = held_rate_packings(G, net, direction, memo, time_limit)
-        beat = min(rings_time, fastest_try(best[0]))
+        beat = min(outside, fastest_try(best[0]))
         best = faster(best, tuned_program(G, held, collective, nbytes, params, beat=beat))
     others = other_packings(G, packing, best[0], collective, params, memos, time_limit)
     if others:
         with contextlib.suppress(ResourceError):  # more trees than memory: not a try
-            beat = min(rings_time, fastest_try(best[0]))
+            beat = min(outside, fastest_try(best[0]))
             best = faster(best, tuned_program(G, others, collective, nbytes, params, beat=beat))
     if collective == "allreduce":
-        best = free_share_choice(G, nbytes, params, best, free_memo, time_limit, beat=rings_time)
-        held = free_memo if net is G else cache.setdefault(("free-share", spec, "held"), {})
-        packed = undirected_choice(net, held, time_limit)
-        if packed is not None:
-            beat = min(rings_time, fastest_try(best[0]))
-            best = faster(
-                best, tuned_program(G, [packed.packing], collective, nbytes, params, beat=beat)
-            )
+        best = free_share_choice(G, nbytes, params, best, free_memo, time_limit, beat=outside)
+        if first is not None:
+            best = faster(best, first)
     if ring is not None:
         best = faster(best, ring[0])
     if synthesised and ranks <= SYNTHESISED_UP_TO:  # the bound costs max-flows on large grids

@@ -9,7 +9,8 @@
 - :mod:`~supermesh.trees.schedule.build`: :func:`build_schedule`, the tables of a tree
   collective; :mod:`~supermesh.trees.schedule.phases` reads and checks the trees of each phase;
   :mod:`~supermesh.trees.schedule.weighted` splits each block among a rank's weighted
-  trees; :mod:`~supermesh.trees.schedule.fifo` orders a link shared by many trees (a list
+  trees (an AllReduce's vector among all its trees, the busiest link least busy);
+  :mod:`~supermesh.trees.schedule.fifo` orders a link shared by many trees (a list
   schedule, which the simulator runs too) over the flat arrays of
   :mod:`~supermesh.trees.schedule.forest`; :mod:`~supermesh.trees.schedule.list_schedule`
   runs those list schedules and repairs one round's by deadlines;
@@ -55,6 +56,7 @@ _EXPORTS: dict[str, str] = {
     "build_schedule": "supermesh.trees.schedule.build",
     "chunks_for": "supermesh.trees.schedule.build",
     "split_block": "supermesh.trees.schedule.weighted",
+    "least_loaded_counts": "supermesh.trees.schedule.weighted",
     "reverse_packing": "supermesh.trees.schedule.phases",
     "FREE_SHARE_RANKS": "supermesh.trees.schedule.free_share",
     "FREE_SHARE_MULTIPLES": "supermesh.trees.schedule.free_share",
