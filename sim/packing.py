@@ -307,9 +307,10 @@ def packing_program(
     roots = sorted({t.root for t in trees})
     unit = params.packet_bytes if params.cut_through else params.chunk_bytes
     per_chunk = math.ceil(params.chunk_bytes / params.packet_bytes) if params.cut_through else 1
-    counts = _tree_chunks(trees, nbytes, collective, params.chunk_bytes, split)
     if justified and collective == "allreduce" and ramp is None and given is None:
         counts = _least_loaded(G, trees, nbytes, params)
+    else:
+        counts = _tree_chunks(trees, nbytes, collective, params.chunk_bytes, split)
     sizes = None
     if ramp is not None:
         shares = tree_bytes(trees, nbytes, collective)

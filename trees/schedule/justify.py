@@ -20,6 +20,7 @@ one chunk a tree, 105 justified, the floor; mesh 4x4, 64 chunks: 774, 771, floor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,13 @@ import numpy as np
 from supermesh.errors import SpecError, TopologyError
 from supermesh.trees.schedule.list_schedule import lowest_bits
 
-__all__ = ["UnitSchedule", "justified_schedule", "slot_floor", "unit_list_schedule"]
+__all__ = [
+    "UnitSchedule",
+    "forward_backward",
+    "justified_schedule",
+    "slot_floor",
+    "unit_list_schedule",
+]
 
 
 @dataclass(frozen=True, eq=False)  # arrays: no element-wise == or hash
@@ -284,20 +291,67 @@ def justified_schedule(
     arc = np.asarray(arc, dtype=np.int64)
     dep_start = np.asarray(dep_start, dtype=np.int64)
     dep_flat = np.asarray(dep_flat, dtype=np.int64)
-    best = unit_list_schedule(arc, dep_start, dep_flat, rank)
-    n, used = len(arc), 1
-    if n == 0:
-        return best
-    succ_start, succ, _ = _successors(n, dep_start, dep_flat)
-    last, backwards = best, True
-    while used < passes and best.length > floor:
-        if backwards:  # the job that ended last goes first: every job as late as it may be
-            back = unit_list_schedule(arc, succ_start, succ, -last.slot)
-            last = UnitSchedule(back.length - 1 - back.slot, back.length, used + 1)
-        else:  # ranked by those latest starts: every job as early as it may be
-            last = unit_list_schedule(arc, dep_start, dep_flat, last.slot)
+    first = unit_list_schedule(arc, dep_start, dep_flat, rank)
+    if len(arc) == 0:
+        return first
+    succ_start, succ, _ = _successors(len(arc), dep_start, dep_flat)
+
+    def forward(slot: np.ndarray) -> tuple[np.ndarray, float]:
+        s = unit_list_schedule(arc, dep_start, dep_flat, slot)
+        return s.slot, s.length
+
+    def backward(slot: np.ndarray) -> tuple[np.ndarray, float]:
+        back = unit_list_schedule(arc, succ_start, succ, -slot)
+        return back.length - 1 - back.slot, back.length
+
+    slot, length, used = forward_backward(
+        first.slot, first.length, forward, backward, passes=passes, floor=floor
+    )
+    return UnitSchedule(slot, int(length), used)
+
+
+def forward_backward(
+    start: np.ndarray,
+    length: float,
+    forward: Callable[[np.ndarray], tuple[np.ndarray, float]],
+    backward: Callable[[np.ndarray], tuple[np.ndarray, float]],
+    *,
+    passes: int,
+    floor: float,
+) -> tuple[np.ndarray, float, int]:
+    """Justification's passes over a first schedule (its ``start`` times and ``length``).
+
+    ``backward(start)`` schedules the reversed graph, the transfer that ended last first, and
+    returns it read forwards (each as late as the ones after it allow); ``forward(start)``
+    ranks by ``start`` and schedules forwards again (each as early as it may be). Passes
+    alternate, the first backwards, while each is shorter than the best so far, for at most
+    ``passes`` schedules in all (the first included) or until ``floor``. Serves
+    :func:`justified_schedule` (unit jobs) and
+    :func:`~supermesh.trees.schedule.timed.timed_justified_schedule` (transfers of their own
+    durations).
+
+    Returns
+    -------
+    start : numpy.ndarray
+        The best schedule's starts.
+    length : float
+        Its length.
+    used : int
+        Schedules computed, the first included.
+
+    Examples
+    --------
+    A pass that never helps: the first schedule stands, after one try.
+
+    >>> same = lambda s: (s, 5.0)
+    >>> forward_backward(np.zeros(2), 5.0, same, same, passes=8, floor=0)[1:]
+    (5.0, 2)
+    """
+    best, used, backwards = (start, length), 1, True
+    while used < passes and best[1] > floor:
+        last = backward(best[0]) if backwards else forward(best[0])
         used += 1
-        if last.length >= best.length:
+        if last[1] >= best[1]:
             break
-        best, backwards = UnitSchedule(last.slot, last.length, used), not backwards
-    return UnitSchedule(best.slot, best.length, used)
+        best, backwards = last, not backwards
+    return best[0], best[1], used

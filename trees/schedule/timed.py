@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from supermesh.errors import SpecError, TopologyError
-from supermesh.trees.schedule.justify import _longest, _successors
+from supermesh.trees.schedule.justify import _longest, _successors, forward_backward
 
 __all__ = ["TimedSchedule", "timed_floor", "timed_justified_schedule", "timed_list_schedule"]
 
@@ -256,31 +256,28 @@ def timed_justified_schedule(
     ([1.0, 0.0, 2.0], 4.0)
     """
     arc, duration, dep_start, dep_flat, delay = _arrays(arc, duration, dep_start, dep_flat, delay)
-    best = timed_list_schedule(arc, duration, dep_start, dep_flat, delay, rank, release=release)
-    n, used = len(arc), 1
+    first = timed_list_schedule(arc, duration, dep_start, dep_flat, delay, rank, release=release)
+    n = len(arc)
     if n == 0:
-        return best
-    owner = np.repeat(np.arange(n), np.diff(dep_start))
+        return first
+    wait = delay[np.repeat(np.arange(n), np.diff(dep_start))]
     back_start, back_flat, _ = _successors(n, dep_start, dep_flat)
     # a reversed dependency keeps the gap of the transfer that waited: its delay
     back_wait = delay[back_flat]
-    last, backwards = best, True
-    while used < passes and best.length > floor:
-        if backwards:  # the transfer that ended last goes first: each as late as it may be
-            b, length = _schedule(
-                arc, duration, back_start, back_flat, back_wait, -(last.start + duration), release
-            )
-            last = TimedSchedule(length - b - duration, length, used + 1)
-        else:  # ranked by those latest starts: each as early as it may be
-            s, length = _schedule(
-                arc, duration, dep_start, dep_flat, delay[owner], last.start, release
-            )
-            last = TimedSchedule(s, length, used + 1)
-        used += 1
-        if last.length >= best.length:
-            break
-        best, backwards = last, not backwards
-    return TimedSchedule(best.start, best.length, used)
+
+    def forward(start: np.ndarray) -> tuple[np.ndarray, float]:
+        return _schedule(arc, duration, dep_start, dep_flat, wait, start, release)
+
+    def backward(start: np.ndarray) -> tuple[np.ndarray, float]:
+        b, length = _schedule(
+            arc, duration, back_start, back_flat, back_wait, -(start + duration), release
+        )
+        return length - b - duration, length
+
+    start, length, used = forward_backward(
+        first.start, first.length, forward, backward, passes=passes, floor=floor
+    )
+    return TimedSchedule(start, length, used)
 
 
 def timed_floor(
