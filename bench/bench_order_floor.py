@@ -99,9 +99,12 @@ def main() -> None:
                         floors[c] = order_floor(G, packed.packing, nbytes, q) / bound
                     at = min(floors, key=floors.__getitem__)
                     at_kept = "-"
-                    if rule == "given":
-                        q = dataclasses.replace(params, chunk_bytes=kept_chunk)
-                        at_kept = f"{order_floor(G, packed.packing, nbytes, q) / bound:.4f}"
+                    if rule == "given":  # the grid's floor where the kept chunk is on it
+                        kept_floor = floors.get(kept_chunk)
+                        if kept_floor is None:
+                            q = dataclasses.replace(params, chunk_bytes=kept_chunk)
+                            kept_floor = order_floor(G, packed.packing, nbytes, q) / bound
+                        at_kept = f"{kept_floor:.4f}"
                     if floors[at] > TARGET:
                         verdict = "no order of these chunks meets it"
                     else:
